@@ -1,0 +1,101 @@
+"""Bytes to text: the one forgiving entry point for raw page bytes.
+
+Order of evidence, as browsers do it: a byte-order mark, then the charset of the
+HTTP ``Content-Type`` header, then a ``<meta>`` charset in the first 4 KiB, then
+UTF-8. Declared charsets are often wrong (see the corpora README): a declaration
+that fails to decode strictly is dropped for UTF-8, and the last resort is
+windows-1252 with replacement characters, which never fails. Latin-1 labels are
+read as windows-1252, as the WHATWG encoding standard prescribes.
+"""
+
+from __future__ import annotations
+
+import codecs
+import re
+
+from denoise.errors import PageError
+
+DEFAULT_MAX_BYTES = 20 * 1024 * 1024
+
+_BOMS = (
+    (codecs.BOM_UTF8, "utf-8"),
+    (codecs.BOM_UTF32_LE, "utf-32-le"),
+    (codecs.BOM_UTF32_BE, "utf-32-be"),
+    (codecs.BOM_UTF16_LE, "utf-16-le"),
+    (codecs.BOM_UTF16_BE, "utf-16-be"),
+)
+_META_CHARSET = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?\s*([a-zA-Z0-9_.:-]+)""", re.I)
+_HEADER_CHARSET = re.compile(r"""charset\s*=\s*["']?([a-zA-Z0-9_.:-]+)""", re.I)
+_TAG = re.compile(r"<\s*[a-zA-Z!?/]")
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0e-\x1f\x7f]")
+_WAYBACK_TOOLBAR = re.compile(
+    r"<!--\s*BEGIN WAYBACK TOOLBAR INSERT\s*-->.*?<!--\s*END WAYBACK TOOLBAR INSERT\s*-->",
+    re.S | re.I,
+)
+_ALIASES = {"iso-8859-1": "cp1252", "latin-1": "cp1252", "latin1": "cp1252", "ascii": "cp1252",
+            "us-ascii": "cp1252", "x-sjis": "shift_jis", "unicode": "utf-16"}
+
+
+def charset_from_header(content_type: str | None) -> str | None:
+    """The charset named by an HTTP ``Content-Type`` value, if any."""
+    if not content_type:
+        return None
+    match = _HEADER_CHARSET.search(content_type)
+    return match.group(1) if match else None
+
+
+def _codec(label: str | None) -> str | None:
+    if not label:
+        return None
+    label = label.strip().lower()
+    label = _ALIASES.get(label, label)
+    try:
+        return codecs.lookup(label).name
+    except LookupError:
+        return None
+
+
+def decode_html(
+    data: bytes,
+    source: str,
+    *,
+    header_charset: str | None = None,
+    max_bytes: int = DEFAULT_MAX_BYTES,
+) -> str:
+    """Decode raw page bytes to clean HTML text, or raise ``PageError`` naming ``source``.
+
+    Rejects empty, oversized, binary and tag-less input; strips the Wayback Machine
+    toolbar and control characters that the HTML parser would choke on.
+    """
+    if len(data) > max_bytes:
+        raise PageError(
+            source, f"too large: {len(data):,} bytes (limit {max_bytes:,}; see --max-bytes)"
+        )
+    if not data.strip():
+        raise PageError(source, "empty file")
+    text = _decode(data, header_charset)
+    head = text[:4096]
+    if "\x00" in head or head.count("\ufffd") > 64:
+        raise PageError(source, "binary data, not HTML")
+    if not _TAG.search(text, 0, 65536):
+        raise PageError(source, "no HTML tags: not an HTML page")
+    text = _WAYBACK_TOOLBAR.sub("", text)
+    return _CONTROL.sub("", text)
+
+
+def _decode(data: bytes, header_charset: str | None = None) -> str:
+    for bom, name in _BOMS:
+        if data.startswith(bom):
+            return data[len(bom):].decode(name, errors="replace")
+    declared = _codec(header_charset)
+    if declared is None:
+        match = _META_CHARSET.search(data[:4096])
+        declared = _codec(match.group(1).decode("ascii")) if match else None
+    for name in (declared, "utf-8"):
+        if name is None:
+            continue
+        try:
+            return data.decode(name)
+        except (UnicodeDecodeError, LookupError):
+            continue
+    return data.decode("cp1252", errors="replace")

@@ -1,0 +1,42 @@
+"""The page: the unit every package of the toolkit reads."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from urllib.parse import urlsplit
+
+_WAYBACK = re.compile(r"^/web/\d+[a-z_]*/(?P<inner>.+)$")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Page:
+    """One decoded HTML page.
+
+    ``id`` names the page in every output: the path relative to the input folder
+    or archive, or the URL for WARC and JSON lines input. ``site`` groups pages for
+    site-level statistics: the URL's host unless the caller says otherwise.
+    """
+
+    id: str
+    html: str
+    url: str | None = None
+    site: str = ""
+
+
+def site_of(url: str | None) -> str:
+    """Host of ``url`` in lower case, empty when there is none.
+
+    A Wayback Machine capture (``web.archive.org/web/<time>/<url>``) belongs to the
+    site it captured, not to the archive.
+    """
+    if not url:
+        return ""
+    parts = urlsplit(url)
+    host = parts.hostname or ""
+    if host == "web.archive.org":
+        match = _WAYBACK.match(parts.path)
+        if match:
+            inner = match["inner"]
+            return site_of(inner if "://" in inner else "http://" + inner)
+    return host

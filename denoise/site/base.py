@@ -1,0 +1,147 @@
+"""What every site-level method shares: labels, labelled pages, and the method contract.
+
+A site-level method sees many pages of one site. ``fit`` gathers statistics over
+them (counts only, so a site of any size fits in memory); ``label`` then says of
+each block of a page whether it is template, content, or unknown, with the
+evidence that decided it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from abc import ABC, abstractmethod
+from collections.abc import Iterable
+from dataclasses import dataclass
+from enum import IntEnum
+from typing import ClassVar, Self
+
+import numpy as np
+
+from denoise.blocks import PageBlocks, segment_dom
+from denoise.blocks import index_dom as _index_dom
+from denoise.html import parse_html
+from denoise.page import Page
+
+
+class Label(IntEnum):
+    """A block's label. Unknown blocks are neither confidently template nor content."""
+
+    CONTENT = 0
+    TEMPLATE = 1
+    UNKNOWN = 2
+
+    def __str__(self) -> str:
+        return self.name.lower()
+
+
+#: Why a block got its label; stored per block as an index into this tuple.
+REASONS = (
+    "short",  # below the minimum text: not labelled
+    "unique",  # on exactly one page of the site
+    "frequent",  # on more than one page, below the template threshold
+    "text",  # its text digest is on >= theta of the pages
+    "structure",  # its masked structure is on >= theta of the pages
+    "contained",  # >= 85% of its text lies in template blocks (Chakrabarti 5.1)
+    "holds-template",  # unique, but holds a template or frequent block
+    "offset",  # >= 0.8 of its words are template words (Chen et al.)
+    "duplicate-page",  # the page is a near-duplicate of another (I-Match): not counted
+)
+REASON = {name: code for code, name in enumerate(REASONS)}
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class LabeledPage:
+    """A segmented page with one label, one piece of evidence and one reason per block.
+
+    ``support`` is the method's evidence: the share of the site's pages the block
+    is on for the counting methods, the template-word ratio for ``style-offset``.
+    ``example`` marks the blocks fit to train a page-level model on (Kołcz & Yih 3:
+    template blocks, and only the topmost of nested unique blocks).
+    """
+
+    blocks: PageBlocks
+    labels: np.ndarray  # int8, Label values
+    support: np.ndarray  # float32
+    reasons: np.ndarray  # uint8, indices into REASONS
+    example: np.ndarray  # bool
+
+    @property
+    def page(self) -> Page:
+        """The labelled page."""
+        return self.blocks.page
+
+    def template_chunks(self) -> np.ndarray:
+        """Text chunks inside a template block (bool per chunk of the page)."""
+        return self.blocks.covered(self.labels == Label.TEMPLATE)
+
+    def template_share(self) -> tuple[int, int]:
+        """Characters of template text and of all text on the page."""
+        chars = self.blocks.chunk_chars()
+        return int(chars[self.template_chunks()].sum()), int(chars.sum())
+
+
+def digest(text: str, kind: bytes = b"t") -> int:
+    """A stable signed 64-bit digest of ``text`` (BLAKE2b), namespaced by ``kind``.
+
+    Python's ``hash`` changes between processes, so it cannot be stored or compared
+    across runs; BLAKE2b is stable and fast.
+    """
+    value = hashlib.blake2b(text.encode("utf-8", "replace"), digest_size=8, person=kind).digest()
+    return int.from_bytes(value, "little", signed=True)
+
+
+def digests(texts: Iterable[str], kind: bytes = b"t") -> np.ndarray:
+    """:func:`digest` of each text, as an int64 array."""
+    return np.fromiter((digest(t, kind) for t in texts), dtype=np.int64)
+
+
+class SiteMethod(ABC):
+    """A site-level template detector: ``fit`` on one site's pages, then ``label`` them.
+
+    Subclasses follow scikit-learn's contract: ``__init__`` only stores its keyword
+    arguments, ``fit`` validates them and returns ``self``, fitted state ends in ``_``.
+    """
+
+    #: Name used on the command line.
+    name: ClassVar[str]
+    #: The segmentation the method works on (see ``denoise.blocks.SCHEMES``).
+    scheme: ClassVar[str]
+
+    def segment(self, page: Page) -> PageBlocks:
+        """Parse and segment ``page`` the way this method needs."""
+        return segment_dom(page, _index_dom(parse_html(page.html, page.id)), self.scheme)
+
+    @abstractmethod
+    def fit(self, pages: Iterable[PageBlocks]) -> Self:
+        """Gather the site statistics of ``pages`` (all from one site)."""
+
+    @abstractmethod
+    def label(self, page: PageBlocks) -> LabeledPage:
+        """Label every block of ``page`` with the fitted statistics."""
+
+    def _check_fitted(self) -> None:
+        if not hasattr(self, "pages_"):
+            raise RuntimeError(f"{type(self).__name__} is not fitted yet: call fit() first")
+
+
+def rule_labels(df: np.ndarray, n_pages: int, theta: float) -> tuple[np.ndarray, np.ndarray]:
+    """Kołcz & Yih's counting rule: template at >= theta of the pages, content if unique.
+
+    A block also needs to be on at least two pages to be template, so that on a site
+    of fewer than 1/theta pages a unique block is not called template.
+    """
+    share = df / max(n_pages, 1)
+    labels = np.full(len(df), Label.UNKNOWN, dtype=np.int8)
+    reasons = np.full(len(df), REASON["frequent"], dtype=np.uint8)
+    template = (share >= theta) & (df >= 2)
+    labels[template] = Label.TEMPLATE
+    reasons[template] = REASON["text"]
+    labels[df == 1] = Label.CONTENT
+    reasons[df == 1] = REASON["unique"]
+    return labels, reasons
+
+
+def check_fraction(name: str, value: float) -> None:
+    """Raise ``ValueError`` unless ``0 < value <= 1``."""
+    if not 0.0 < value <= 1.0:
+        raise ValueError(f"{name} must be in (0, 1], got {value!r}")

@@ -1,0 +1,215 @@
+"""``fingerprint``: Kołcz & Yih's block-text digests counted over a site (sections 3, 4.1).
+
+A block (one of the block tags) with at least 40 characters and 3 distinct words
+is identified by a digest of its normalized text. Over a site's pages, a digest on
+at least ``theta`` of the pages is template, a digest on exactly one page is
+content, anything in between is left unknown (too uncertain to train on). Nested
+unique blocks: only the topmost is kept as a training example, and no block that
+holds a template or frequent block may be content.
+
+Options beyond the paper:
+
+- ``contained`` (Chakrabarti et al. 5.1): a block with at least this share of its
+  text inside template blocks is template too. The paper measures HTML content;
+  we measure text characters, which is what the toolkit labels.
+- ``structure``: navigation bars whose words change from page to page ("Next:
+  Chapter 5") escape a text digest. With this option a link-bearing block is also
+  identified by its DOM path plus its word sequence in which every word that is
+  rare on the site (on fewer than ``theta`` of its pages) is masked, runs of masks
+  collapsed, and anchor text bracketed. Content text, made of rare words between
+  common ones, keeps a page-specific mask pattern; a navigation bar keeps its
+  fixed labels ("next", "up", "home") and collapses its varying titles.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import ClassVar, Self
+
+import numpy as np
+
+from denoise.blocks import PageBlocks
+from denoise.site.base import (
+    REASON,
+    Label,
+    LabeledPage,
+    SiteMethod,
+    check_fraction,
+    digest,
+    digests,
+    rule_labels,
+)
+from denoise.site.counts import DigestCounts, MemoryCounts
+
+#: Only the first words of a block are checked for distinctness: the check bounds
+#: its cost on long blocks, and a long block with fewer than 3 distinct words in its
+#: first 64 is not worth a label anyway.
+_UNIQUE_WORDS_WINDOW = 64
+
+
+def eligible_blocks(page: PageBlocks, min_chars: int, min_unique_words: int) -> np.ndarray:
+    """Blocks with enough text to be identified by it (bool per block).
+
+    A block under a too-short block is skipped with it (Kołcz & Yih 4.1).
+    """
+    eligible = np.zeros(len(page.blocks), dtype=bool)
+    for block in page.blocks:
+        text = block.text
+        eligible[block.index] = (
+            len(text) >= min_chars
+            and (block.parent < 0 or eligible[block.parent])
+            and len(set(text.split(None, _UNIQUE_WORDS_WINDOW)[:_UNIQUE_WORDS_WINDOW]))
+            >= min_unique_words
+        )
+    return eligible
+
+
+class FingerprintMethod(SiteMethod):
+    """Template / content labels from block-text digests counted over a site.
+
+    Parameters
+    ----------
+    theta : share of the site's pages a digest must be on to be template.
+    min_chars, min_unique_words : the least text a block needs to be labelled.
+    contained : if set, a block with at least this share of its text inside
+        template blocks is template too (Chakrabarti et al. use 0.85).
+    structure : also match link-bearing blocks by masked structure (see module doc).
+    counts : where the digest counts live; a fresh :class:`MemoryCounts` if None,
+        or a site of a :class:`~denoise.site.counts.SiteStore` to accumulate runs.
+    """
+
+    name: ClassVar[str] = "fingerprint"
+    scheme: ClassVar[str] = "blocks"
+
+    def __init__(
+        self,
+        *,
+        theta: float = 0.1,
+        min_chars: int = 40,
+        min_unique_words: int = 3,
+        contained: float | None = None,
+        structure: bool = False,
+        counts: DigestCounts | None = None,
+    ) -> None:
+        self.theta = theta
+        self.min_chars = min_chars
+        self.min_unique_words = min_unique_words
+        self.contained = contained
+        self.structure = structure
+        self.counts = counts
+
+    def fit(self, pages: Iterable[PageBlocks]) -> Self:
+        """Count the block digests of ``pages`` (one site); with ``structure``, two passes."""
+        check_fraction("theta", self.theta)
+        if self.contained is not None:
+            check_fraction("contained", self.contained)
+        counts = self.counts if self.counts is not None else MemoryCounts()
+        self.counts_ = counts
+        self._keys: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+        held = list(pages) if self.structure else pages
+        for page in held:
+            eligible, keys = self._text_keys(page)
+            counts.add(page.page.id, keys[eligible], "text")
+            if self.structure:
+                words = {w.lower() for chunk in page.chunks for w in chunk.split()}
+                counts.add(page.page.id, digests(words, b"w"), "words")
+        if self.structure:
+            for page in held:
+                counts.add(page.page.id, self._structure_keys(page)[1], "structure")
+        self.pages_ = counts.pages("text")
+        return self
+
+    def _text_keys(self, page: PageBlocks) -> tuple[np.ndarray, np.ndarray]:
+        cached = self._keys.pop(page.page.id, None)
+        if cached is None:
+            eligible = eligible_blocks(page, self.min_chars, self.min_unique_words)
+            keys = digests(b.text for b in page.blocks)
+            cached = (eligible, keys)
+            self._keys[page.page.id] = cached
+        return cached
+
+    def _structure_keys(self, page: PageBlocks) -> tuple[np.ndarray, np.ndarray]:
+        """Indices of the link-bearing eligible blocks, and their masked-structure digests."""
+        eligible, _ = self._text_keys(page)
+        chosen = [b for b in page.blocks if eligible[b.index] and b.link_text]
+        words = sorted({w.lower() for b in chosen for w in b.text.split()})
+        if not words:
+            return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+        pages = max(self.counts_.pages("words"), 1)
+        share = self.counts_.lookup(digests(words, b"w"), "words") / pages
+        common = {w for w, s in zip(words, share, strict=True) if s >= self.theta}
+        keys = []
+        for block in chosen:
+            start, end = block.span
+            parts = [block.path]
+            for chunk, in_link in zip(page.chunks[start:end], page.chunk_in_link[start:end],
+                                      strict=True):
+                if in_link:
+                    parts.append("[")
+                for word in chunk.split():
+                    token = word.lower() if word.lower() in common else "*"
+                    if token != "*" or parts[-1] != "*":
+                        parts.append(token)
+                if in_link:
+                    parts.append("]")
+            keys.append(digest(" ".join(parts), b"s"))
+        return (np.fromiter((b.index for b in chosen), dtype=np.int64, count=len(chosen)),
+                np.array(keys, dtype=np.int64))
+
+    def label(self, page: PageBlocks) -> LabeledPage:
+        """Label the blocks of ``page``; its digests need not have been fitted."""
+        self._check_fitted()
+        eligible, keys = self._text_keys(page)
+        n = len(page.blocks)
+        df = np.where(eligible, self.counts_.lookup(keys, "text"), 0)
+        labels, reasons = rule_labels(df, self.pages_, self.theta)
+        support = (df / max(self.pages_, 1)).astype(np.float32)
+        labels[~eligible] = Label.UNKNOWN
+        reasons[~eligible] = REASON["short"]
+        if self.structure:
+            self._label_by_structure(page, labels, reasons, support)
+        # A unique block holding a template or frequent block is no content example.
+        holds = np.zeros(n, dtype=bool)
+        repeated = eligible & ((df > 1) | (labels == Label.TEMPLATE))
+        for block in reversed(page.blocks):
+            if block.parent >= 0 and (holds[block.index] or repeated[block.index]):
+                holds[block.parent] = True
+        demoted = (labels == Label.CONTENT) & holds
+        labels[demoted] = Label.UNKNOWN
+        reasons[demoted] = REASON["holds-template"]
+        if self.contained is not None:
+            self._label_contained(page, labels, reasons, support)
+        self._keys.pop(page.page.id, None)
+        parents = page.parents
+        content = labels == Label.CONTENT
+        parent_content = np.zeros(n, dtype=bool)
+        parent_content[parents >= 0] = content[parents[parents >= 0]]
+        example = (labels == Label.TEMPLATE) | (content & ~parent_content)
+        return LabeledPage(blocks=page, labels=labels, support=support, reasons=reasons,
+                           example=example)
+
+    def _label_by_structure(self, page: PageBlocks, labels: np.ndarray, reasons: np.ndarray,
+                            support: np.ndarray) -> None:
+        indices, keys = self._structure_keys(page)
+        if not len(indices):
+            return
+        df = self.counts_.lookup(keys, "structure")
+        share = df / max(self.counts_.pages("structure"), 1)
+        hit = (share >= self.theta) & (df >= 2) & (labels[indices] != Label.TEMPLATE)
+        labels[indices[hit]] = Label.TEMPLATE
+        reasons[indices[hit]] = REASON["structure"]
+        support[indices[hit]] = share[hit]
+
+    def _label_contained(self, page: PageBlocks, labels: np.ndarray, reasons: np.ndarray,
+                         support: np.ndarray) -> None:
+        chars = page.chunk_chars()
+        template_chars = chars * page.covered(labels == Label.TEMPLATE)
+        in_template = np.concatenate(([0], np.cumsum(template_chars)))
+        total = np.concatenate(([0], np.cumsum(chars)))
+        spans = np.array([b.span for b in page.blocks], dtype=np.int64).reshape(-1, 2)
+        block_chars = total[spans[:, 1]] - total[spans[:, 0]]
+        share = (in_template[spans[:, 1]] - in_template[spans[:, 0]]) / np.maximum(block_chars, 1)
+        hit = (share >= self.contained) & (block_chars > 0) & (labels != Label.TEMPLATE)
+        labels[hit] = Label.TEMPLATE
+        reasons[hit] = REASON["contained"]
+        support[hit] = share[hit]
