@@ -1,1 +1,1 @@
-"""Package."""
+"""kwx: contextual-advertising keywords from web pages, with templates removed first."""

@@ -1,1 +1,1 @@
-"""Package."""
+"""mining: near-duplicate detection and page classification, with templates removed first."""

@@ -21,6 +21,7 @@ from denoise.blocks import PageBlocks, segment_dom
 from denoise.blocks import index_dom as _index_dom
 from denoise.html import parse_html
 from denoise.page import Page
+from denoise.site.counts import DigestCounts
 
 
 class Label(IntEnum):
@@ -106,6 +107,8 @@ class SiteMethod(ABC):
     name: ClassVar[str]
     #: The segmentation the method works on (see ``denoise.blocks.SCHEMES``).
     scheme: ClassVar[str]
+    #: What ``LabeledPage.support`` measures for this method.
+    support_name: ClassVar[str] = "page_share"
 
     def segment(self, page: Page) -> PageBlocks:
         """Parse and segment ``page`` the way this method needs."""
@@ -122,6 +125,20 @@ class SiteMethod(ABC):
     def _check_fitted(self) -> None:
         if not hasattr(self, "pages_"):
             raise RuntimeError(f"{type(self).__name__} is not fitted yet: call fit() first")
+
+
+def page_frequencies(counts: DigestCounts, page_id: str, keys: np.ndarray,
+                     kind: str) -> tuple[np.ndarray, int]:
+    """Pages holding each key, and pages in all, counting the page itself if it was not.
+
+    A page labelled without having been fitted (a new page of a known site) holds
+    its own digests once: a digest found nowhere else is unique, not unseen.
+    """
+    df = counts.lookup(keys, kind)
+    pages = counts.pages(kind)
+    if not counts.counted(page_id, kind):
+        return df + 1, pages + 1
+    return df, pages
 
 
 def rule_labels(df: np.ndarray, n_pages: int, theta: float) -> tuple[np.ndarray, np.ndarray]:

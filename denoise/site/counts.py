@@ -34,6 +34,10 @@ class DigestCounts(Protocol):
         """How many pages were counted."""
         ...
 
+    def counted(self, page_key: str, kind: str = "text") -> bool:
+        """Whether the page was counted."""
+        ...
+
     def lookup(self, keys: np.ndarray, kind: str = "text") -> np.ndarray:
         """How many counted pages hold each key (int64, aligned with ``keys``)."""
         ...
@@ -56,6 +60,9 @@ class MemoryCounts:
 
     def pages(self, kind: str = "text") -> int:
         return len(self._seen.get(kind, ()))
+
+    def counted(self, page_key: str, kind: str = "text") -> bool:
+        return page_key in self._seen.get(kind, ())
 
     def lookup(self, keys: np.ndarray, kind: str = "text") -> np.ndarray:
         counts = self._counts.get(kind, Counter())
@@ -153,6 +160,12 @@ class SiteCounts:
             "SELECT COUNT(*) FROM seen WHERE site = ? AND kind = ?", (self._site, kind)
         ).fetchone()
         return int(row[0])
+
+    def counted(self, page_key: str, kind: str = "text") -> bool:
+        return self._db.execute(
+            "SELECT 1 FROM seen WHERE site = ? AND kind = ? AND page = ?",
+            (self._site, kind, page_key),
+        ).fetchone() is not None
 
     def lookup(self, keys: np.ndarray, kind: str = "text") -> np.ndarray:
         wanted = np.unique(keys).tolist()

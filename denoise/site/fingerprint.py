@@ -37,6 +37,7 @@ from denoise.site.base import (
     check_fraction,
     digest,
     digests,
+    page_frequencies,
     rule_labels,
 )
 from denoise.site.counts import DigestCounts, MemoryCounts
@@ -161,9 +162,10 @@ class FingerprintMethod(SiteMethod):
         self._check_fitted()
         eligible, keys = self._text_keys(page)
         n = len(page.blocks)
-        df = np.where(eligible, self.counts_.lookup(keys, "text"), 0)
-        labels, reasons = rule_labels(df, self.pages_, self.theta)
-        support = (df / max(self.pages_, 1)).astype(np.float32)
+        df, pages = page_frequencies(self.counts_, page.page.id, keys, "text")
+        df = np.where(eligible, df, 0)
+        labels, reasons = rule_labels(df, pages, self.theta)
+        support = (df / max(pages, 1)).astype(np.float32)
         labels[~eligible] = Label.UNKNOWN
         reasons[~eligible] = REASON["short"]
         if self.structure:
@@ -193,8 +195,8 @@ class FingerprintMethod(SiteMethod):
         indices, keys = self._structure_keys(page)
         if not len(indices):
             return
-        df = self.counts_.lookup(keys, "structure")
-        share = df / max(self.counts_.pages("structure"), 1)
+        df, pages = page_frequencies(self.counts_, page.page.id, keys, "structure")
+        share = df / max(pages, 1)
         hit = (share >= self.theta) & (df >= 2) & (labels[indices] != Label.TEMPLATE)
         labels[indices[hit]] = Label.TEMPLATE
         reasons[indices[hit]] = REASON["structure"]

@@ -1,0 +1,147 @@
+"""Site-level methods on the dev sites: template share, precision / recall against gold, speed.
+
+Run: python benchmarks/site_methods.py [--markdown benchmarks/out/site_methods.md]
+
+For every site of ``sites-dev-docs`` and ``sites-dev-news`` and every method, prints
+the share of text called template and, where gold exists (news: human main text;
+docs: the main-content XPath of ``sites-dev-docs-main-xpath.tsv``), the word-level
+precision and recall of the text called template (template = text outside the main
+content). Speed: pages per CPU-second of each method (parse, segment, fit, label)
+and of bare lxml parsing of the same pages in the same run, and their ratio.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from collections import defaultdict
+from collections.abc import Callable
+from pathlib import Path
+
+from denoise.reader import Skipped, read_pages
+from lxml import etree
+
+from corpora.sites import docs_main_xpaths, iter_archives, news_gold_texts
+from denoise.evaluate import TextScore, score_template_text, xpath_main_text
+from denoise.page import Page
+from denoise.site import METHODS, LabeledPage, SiteMethod
+from denoise.site.batch import SiteReport, label_sites
+
+VARIANTS: dict[str, Callable[[], SiteMethod]] = {
+    "fingerprint": lambda: METHODS["fingerprint"](),
+    "fingerprint+structure": lambda: METHODS["fingerprint"](structure=True),
+    "fingerprint+contained": lambda: METHODS["fingerprint"](contained=0.85),
+    "table-chunk": lambda: METHODS["table-chunk"](),
+    "shingle": lambda: METHODS["shingle"](),
+}
+if "style-offset" in METHODS:
+    VARIANTS["style-offset"] = lambda: METHODS["style-offset"]()
+
+
+def load_pages() -> list[Page]:
+    """Every page of the dev site archives, one folder a site."""
+    pages: list[Page] = []
+    for archive in iter_archives():
+        for item in read_pages([archive]):
+            if isinstance(item, Skipped):
+                print(f"skipped {item}")
+            else:
+                pages.append(item)
+    return pages
+
+
+def bare_parse_seconds(pages: list[Page]) -> float:
+    """CPU seconds lxml needs to parse every page, the floor of any method."""
+    parser = etree.HTMLParser(encoding="utf-8")
+    data = [page.html.encode("utf-8", "replace") for page in pages]
+    started = time.process_time()
+    for item in data:
+        etree.fromstring(item, parser)
+    return time.process_time() - started
+
+
+def gold_main_texts(pages: list[Page]) -> dict[str, str]:
+    """Page id -> gold main text, for the pages that have gold."""
+    gold = news_gold_texts()
+    xpaths = docs_main_xpaths()
+    for page in pages:
+        if page.site in xpaths:
+            text = xpath_main_text(page.html, xpaths[page.site])
+            if text is not None:
+                gold[page.id] = text
+    return gold
+
+
+def run_variant(
+    make: Callable[[], SiteMethod], pages: list[Page]
+) -> tuple[float, list[LabeledPage]]:
+    """CPU seconds to label every page, and the labelled pages."""
+    started = time.process_time()
+    labelled = list(label_sites(pages, lambda site: make()))
+    return time.process_time() - started, labelled
+
+
+def main() -> None:
+    """Run the benchmark and print its tables."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--markdown", type=Path, help="also write the tables here")
+    parser.add_argument("--variants", nargs="*", default=list(VARIANTS))
+    args = parser.parse_args()
+    pages = load_pages()
+    gold = gold_main_texts(pages)
+    sites = sorted({page.site for page in pages})
+    bare = min(bare_parse_seconds(pages) for _ in range(2))
+    speed_rows = [f"| bare lxml parse | {len(pages) / bare:,.0f} | 1.00 |"]
+    shares: dict[str, dict[str, SiteReport]] = {}
+    scores: dict[str, dict[str, TextScore]] = {}
+    for name in args.variants:
+        seconds, labelled = run_variant(VARIANTS[name], pages)
+        speed_rows.append(f"| {name} | {len(pages) / seconds:,.0f} | {bare / seconds:.2f} |")
+        shares[name] = {}
+        scores[name] = defaultdict(TextScore)
+        for page in labelled:
+            shares[name].setdefault(page.page.site, SiteReport(page.page.site)).add(page)
+            if page.page.id in gold:
+                scores[name][page.page.site] += score_template_text(page, gold[page.page.id])
+        print(f"{name}: {seconds:.1f} CPU s", flush=True)
+    lines = [
+        f"Pages: {len(pages)} in {len(sites)} sites; pages with gold: {len(gold)}.",
+        "",
+        "Speed (pages per CPU-second; ratio = method speed / bare parse speed):",
+        "",
+        "| method | pages/CPU-s | x bare parse |",
+        "|---|---:|---:|",
+        *speed_rows,
+        "",
+        "Per site: template share of text / precision / recall of template text (word level) "
+        "against the gold main content; `-` where the site has no gold.",
+        "",
+        "| site | pages | " + " | ".join(args.variants) + " |",
+        "|---|---:|" + "---|" * len(args.variants),
+    ]
+    totals = {name: TextScore() for name in args.variants}
+    for site in sites:
+        cells = []
+        for name in args.variants:
+            report = shares[name].get(site, SiteReport(site))
+            score = scores[name].get(site)
+            if score is not None:
+                totals[name] += score
+                cells.append(f"{100 * report.template_share:.0f}% / {100 * score.precision:.0f}"
+                             f" / {100 * score.recall:.0f}")
+            else:
+                cells.append(f"{100 * report.template_share:.0f}% / - / -")
+        page_count = shares[args.variants[0]].get(site, SiteReport(site)).pages
+        lines.append(f"| {site} | {page_count} | " + " | ".join(cells) + " |")
+    lines.append("| **pooled (sites with gold)** | | " + " | ".join(
+        f"P {100 * totals[n].precision:.0f} / R {100 * totals[n].recall:.0f} / "
+        f"F1 {100 * totals[n].f1:.0f}" for n in args.variants) + " |")
+    text = "\n".join(lines)
+    print(text)
+    if args.markdown:
+        args.markdown.parent.mkdir(parents=True, exist_ok=True)
+        args.markdown.write_text(text + "\n", encoding="utf-8")
+
+
+if __name__ == "__main__":
+    main()

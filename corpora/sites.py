@@ -1,0 +1,49 @@
+"""The dev sites: ``sites-dev-docs`` (27 documentation sites) and ``sites-dev-news``.
+
+Gold main content: for news sites, a human-extracted text beside each page
+(``<site>/_gold/<stem>.txt``); for 18 docs sites, one XPath that selects the main
+content (``sites-dev-docs-main-xpath.tsv``). Pages are read with the toolkit's
+own reader, one folder a site.
+"""
+
+from __future__ import annotations
+
+import csv
+import tarfile
+from collections.abc import Iterator
+from pathlib import Path, PurePosixPath
+
+from corpora.locate import corpus_path
+
+SITE_ARCHIVES = ("sites-dev-docs.tar.xz", "sites-dev-news.tar.xz")
+DOCS_XPATHS = "sites-dev-docs-main-xpath.tsv"
+
+
+def docs_main_xpaths() -> dict[str, str]:
+    """Site folder -> XPath of its main content, for the docs sites that have one."""
+    with corpus_path(DOCS_XPATHS).open(encoding="utf-8") as stream:
+        rows = csv.DictReader(stream, delimiter="\t")
+        return {row["site"]: row["main_content_xpath"] for row in rows
+                if row["main_content_xpath"] != "-"}
+
+
+def news_gold_texts(archive: str | Path | None = None) -> dict[str, str]:
+    """Page id (archive member path) -> human-extracted main text, for the news sites."""
+    path = Path(archive) if archive else corpus_path("sites-dev-news.tar.xz")
+    gold: dict[str, str] = {}
+    with tarfile.open(path, "r|*") as tar:
+        for member in tar:
+            name = PurePosixPath(member.name)
+            if member.isfile() and name.parent.name == "_gold" and name.suffix == ".txt":
+                stream = tar.extractfile(member)
+                if stream is None:
+                    continue
+                page_id = str(name.parent.parent / (name.stem + ".html"))
+                gold[page_id] = stream.read().decode("utf-8", errors="replace")
+    return gold
+
+
+def iter_archives() -> Iterator[Path]:
+    """The dev site archives that are present."""
+    for name in SITE_ARCHIVES:
+        yield corpus_path(name)

@@ -1,0 +1,35 @@
+"""Output files that are never half-written: write to a temporary file, then rename."""
+
+from __future__ import annotations
+
+import os
+import sys
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import TextIO
+
+
+@contextmanager
+def atomic_text(path: str | Path) -> Iterator[TextIO]:
+    """Open ``path`` for text writing; it appears only when the block ends without error.
+
+    ``-`` writes to standard output. An earlier file at ``path`` stays untouched
+    until the new one is complete.
+    """
+    if str(path) == "-":
+        yield sys.stdout
+        sys.stdout.flush()
+        return
+    target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    handle, temporary = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp",
+                                         dir=target.parent)
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8") as stream:
+            yield stream
+        Path(temporary).replace(target)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise

@@ -1,0 +1,81 @@
+from denoise.blocks import SCHEMES, segment
+from denoise.page import Page
+
+
+def page(html: str) -> Page:
+    return Page(id="t.html", html=html)
+
+
+HTML = """<html><head><title>T</title><style>p {}</style></head>
+<body>
+  <div id="a" class="x">Hello   <b>big</b>
+     world <a href="/1">first link</a>
+     <ul><li>one</li><li><a href="/2">two</a></li></ul>
+  </div>
+  <!-- a comment -->
+  <noscript>enable scripts</noscript>
+  <table><tr><td>cell <a href="/3">three</a></td><td>four</td></tr></table>
+  <p>tail text</p>
+</body></html>"""
+
+
+def test_blocks_keep_text_links_parents_paths_and_lines():
+    blocks = segment(page(HTML), "blocks")
+    by_tag = {b.tag: b for b in blocks.blocks}
+    div = by_tag["div"]
+    assert div.text == "Hello big world first link one two"
+    assert div.link_text == "first link two"
+    assert div.path == "/html/body/div"
+    assert div.parent == -1
+    assert div.line == 3
+    assert div.depth == 2
+    ul = by_tag["ul"]
+    assert blocks.blocks[ul.parent] is div
+    assert [b.text for b in blocks.blocks if b.tag == "li"] == ["one", "two"]
+
+
+def test_invisible_content_is_dropped():
+    blocks = segment(page(HTML), "nodes")
+    text = " ".join(blocks.chunks)
+    assert "p {}" not in text
+    assert "comment" not in text
+    assert "enable scripts" not in text
+    assert "T" in blocks.chunks  # the title is text too
+
+
+def test_nodes_cover_every_element():
+    blocks = segment(page(HTML), "nodes")
+    assert blocks.blocks[0].tag == "html"
+    assert {"b", "a", "td", "tr", "table", "title"} <= {b.tag for b in blocks.blocks}
+
+
+def test_layout_blocks_omit_table_rows_and_cells():
+    tags = {b.tag for b in segment(page(HTML), "layout").blocks}
+    assert "table" in tags
+    assert not tags & {"td", "tr", "li"}
+
+
+def test_table_chunks_split_at_table_tags_only():
+    chunks = segment(page(HTML), "table-chunks").blocks
+    texts = [c.text for c in chunks]
+    assert texts == ["T Hello big world first link one two", "cell three four", "tail text"]
+    assert chunks[1].link_text == "three"
+
+
+def test_pagelets_are_topmost_elements_without_link_heavy_children():
+    html = ("<html><body><div><ul>" + "".join(f'<li><a href="/{i}">l{i}</a></li>'
+                                              for i in range(5))
+            + "</ul><p>Body text with no links at all.</p></div></body></html>")
+    pagelets = segment(page(html), "pagelets").blocks
+    assert [b.tag for b in pagelets] == ["ul", "p"]
+
+
+def test_chunk_block_maps_text_to_its_innermost_block():
+    blocks = segment(page(HTML), "blocks")
+    li_two = next(b for b in blocks.blocks if b.text == "two")
+    assert blocks.chunk_block[li_two.span[0]] == li_two.index
+
+
+def test_every_scheme_handles_a_page_without_text():
+    for scheme in SCHEMES:
+        assert segment(page("<html><body><div></div></body></html>"), scheme).chunks == ()

@@ -1,0 +1,89 @@
+import json
+
+from sitegen import article_site
+from typer.testing import CliRunner
+
+from denoise.cli import app
+
+runner = CliRunner()
+
+
+def write_site(folder, pages):
+    folder.mkdir(parents=True)
+    for page in pages:
+        (folder / page.id).write_text(page.html, encoding="utf-8")
+
+
+def test_site_command_reports_and_writes_block_lines(tmp_path):
+    write_site(tmp_path / "pages" / "shop", article_site(12))
+    out = tmp_path / "blocks.jsonl"
+    result = runner.invoke(app, ["site", str(tmp_path / "pages"), "--out", str(out), "--json"])
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.stdout.strip().splitlines()[0])
+    assert report["site"] == "shop"
+    assert report["pages"] == 12
+    assert 0.2 < report["template_share"] < 0.6
+    lines = [json.loads(line) for line in out.read_text().splitlines()]
+    assert {line["page"] for line in lines} == {f"shop/p{i}.html" for i in range(12)}
+    assert {"page", "site", "path", "text", "label", "evidence"} <= set(lines[0])
+    footer = [line for line in lines if line["path"] == "/html/body/div[3]"]
+    assert {line["label"] for line in footer} == {"template"}
+    assert all(line["evidence"]["page_share"] == 1.0 for line in footer)
+
+
+def test_bad_files_are_skipped_counted_and_named(tmp_path):
+    write_site(tmp_path / "pages", article_site(10))
+    (tmp_path / "pages" / "empty.html").write_bytes(b"")
+    (tmp_path / "pages" / "binary.html").write_bytes(bytes(range(256)) * 20)
+    result = runner.invoke(app, ["site", str(tmp_path / "pages"), "--json"])
+    assert result.exit_code == 0, result.output
+    assert "empty.html" in result.stderr
+    assert "binary.html" in result.stderr
+    assert "10 pages labelled in 1 sites, 2 skipped" in result.stderr
+
+
+def test_db_accumulates_counts_across_runs(tmp_path):
+    pages = article_site(20)
+    write_site(tmp_path / "a", pages[:10])
+    write_site(tmp_path / "b", pages[10:])
+    write_site(tmp_path / "new", pages[19:])
+    db = str(tmp_path / "counts.sqlite")
+    for folder in ("a", "b"):
+        result = runner.invoke(app, ["site", str(tmp_path / folder), "--db", db,
+                                     "--site", "example.com"])
+        assert result.exit_code == 0, result.output
+    out = tmp_path / "one.jsonl"
+    result = runner.invoke(app, ["site", str(tmp_path / "new"), "--db", db, "--site",
+                                 "example.com", "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    labels = {json.loads(line)["path"]: json.loads(line)["label"]
+              for line in out.read_text().splitlines()}
+    assert labels["/html/body/div[3]"] == "template"
+    assert labels["/html/body/div[2]"] == "content"
+
+
+def test_existing_output_survives_a_failed_run(tmp_path):
+    out = tmp_path / "blocks.jsonl"
+    out.write_text("previous results\n")
+    (tmp_path / "store.sqlite").write_bytes(b"garbage" * 1000)
+    write_site(tmp_path / "pages", article_site(3))
+    result = runner.invoke(app, ["site", str(tmp_path / "pages"), "--out", str(out), "--db",
+                                 str(tmp_path / "store.sqlite")])
+    assert result.exit_code == 2
+    assert "store.sqlite" in result.stderr
+    assert out.read_text() == "previous results\n"
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []
+
+
+def test_options_that_do_not_fit_the_method_are_refused(tmp_path):
+    write_site(tmp_path / "pages", article_site(3))
+    result = runner.invoke(app, ["site", str(tmp_path / "pages"), "--method", "table-chunk",
+                                 "--structure"])
+    assert result.exit_code != 0
+    assert "--structure" in result.output
+
+
+def test_help_teaches():
+    result = runner.invoke(app, ["site", "--help"])
+    assert result.exit_code == 0
+    assert "--theta" in result.output and "WARC" in result.output

@@ -1,0 +1,118 @@
+import numpy as np
+import pytest
+from sitegen import article_page, article_site
+
+from denoise.errors import StoreError
+from denoise.site import REASONS, FingerprintMethod, Label, SiteStore
+
+
+def run(pages, **params):
+    method = FingerprintMethod(**params)
+    blocks = [method.segment(p) for p in pages]
+    method.fit(blocks)
+    return [method.label(b) for b in blocks]
+
+
+def labels_by_path(labelled):
+    return {b.path: (Label(int(lab)), REASONS[r]) for b, lab, r in zip(
+        labelled.blocks.blocks, labelled.labels, labelled.reasons, strict=True)}
+
+
+def test_shared_header_and_footer_are_template_articles_content():
+    for page in run(article_site(20)):
+        found = labels_by_path(page)
+        assert found["/html/body/div[1]/ul"][0] is Label.TEMPLATE
+        assert found["/html/body/div[3]"][0] is Label.TEMPLATE  # footer
+        assert found["/html/body/div[2]"] == (Label.CONTENT, "unique")  # article
+        # the article's paragraphs are content but only the article is a training example
+        paragraphs = [i for i, b in enumerate(page.blocks.blocks) if b.tag == "p"
+                      and b.path.startswith("/html/body/div[2]")]
+        assert all(page.labels[i] == Label.CONTENT for i in paragraphs)
+        assert not page.example[paragraphs].any()
+
+
+def test_theta_separates_template_frequent_and_unique():
+    rare = '<div class="promo">A special promotion that runs on a few pages only this week</div>'
+    pages = [article_page(i, extra=rare if i < 3 else "") for i in range(30)]
+    promo = "/html/body/div[2]/div"
+    assert labels_by_path(run(pages, theta=0.1)[0])[promo] == (Label.TEMPLATE, "text")  # 3/30
+    pages = [article_page(i, extra=rare if i < 2 else "") for i in range(30)]
+    assert labels_by_path(run(pages, theta=0.1)[0])[promo] == (Label.UNKNOWN, "frequent")  # 2/30
+    assert labels_by_path(run(pages, theta=0.05)[0])[promo] == (Label.TEMPLATE, "text")
+
+
+def test_short_blocks_are_not_labelled():
+    page = run(article_site(20))[0]
+    found = labels_by_path(page)
+    assert found["/html/body/div[1]/ul/li[1]"] == (Label.UNKNOWN, "short")
+
+
+def test_block_holding_template_is_not_content():
+    page = run(article_site(20))[0]
+    # <html>/<body> are not block tags; the header div holds only the template list
+    body_blocks = [b for b in page.blocks.blocks if b.tag == "div" and b.parent < 0]
+    assert body_blocks
+    tiny = [article_page(i, extra="") for i in range(2)]
+    # on a two-page site the shared footer is frequent (2 of 2): the article stays content
+    found = labels_by_path(run(tiny)[0])
+    assert found["/html/body/div[3]"][0] is Label.TEMPLATE
+    assert found["/html/body/div[2]"][0] is Label.CONTENT
+
+
+def test_contained_rule_labels_short_children_of_template():
+    page = run(article_site(20), contained=0.85)[0]
+    found = labels_by_path(page)
+    assert found["/html/body/div[1]/ul/li[1]"] == (Label.TEMPLATE, "contained")
+
+
+def test_structure_finds_navigation_with_varying_words():
+    pages = article_site(20, docnav=True)
+    plain = labels_by_path(run(pages)[5])
+    assert plain["/html/body/div[3]"][0] is not Label.TEMPLATE
+    structured = labels_by_path(run(pages, structure=True)[5])
+    assert structured["/html/body/div[3]"] == (Label.TEMPLATE, "structure")
+    assert structured["/html/body/div[2]"][0] is Label.CONTENT  # articles are not masked away
+
+
+def test_invalid_theta_is_refused():
+    with pytest.raises(ValueError, match="theta"):
+        FingerprintMethod(theta=0.0).fit([])
+
+
+def test_store_accumulates_runs_like_one_in_memory_run(tmp_path):
+    pages = article_site(24)
+    expected = run(pages)
+    settings = {"method": "fingerprint"}
+    with SiteStore(tmp_path / "s.sqlite", settings) as store:
+        first = FingerprintMethod(counts=store.counts("example.com"))
+        first.fit([first.segment(p) for p in pages[:10]])
+    with SiteStore(tmp_path / "s.sqlite", settings) as store:
+        second = FingerprintMethod(counts=store.counts("example.com"))
+        # pages 5..9 come again: counted once
+        blocks = [second.segment(p) for p in pages[5:]]
+        second.fit(blocks)
+        got = [second.label(second.segment(p)) for p in pages]
+    for want, have in zip(expected, got, strict=True):
+        assert np.array_equal(want.labels, have.labels)
+        assert np.allclose(want.support, have.support)
+
+
+def test_store_labels_a_new_page_of_a_known_site_at_once(tmp_path):
+    with SiteStore(tmp_path / "s.sqlite", {}) as store:
+        FingerprintMethod(counts=store.counts("example.com")).fit(
+            FingerprintMethod().segment(p) for p in article_site(20))
+    with SiteStore(tmp_path / "s.sqlite", {}) as store:
+        method = FingerprintMethod(counts=store.counts("example.com")).fit([])
+        new = article_page(99, seed=7)
+        found = labels_by_path(method.label(method.segment(new)))
+    assert found["/html/body/div[1]/ul"][0] is Label.TEMPLATE
+    assert found["/html/body/div[2]"][0] is Label.CONTENT
+
+
+def test_store_refuses_other_settings_and_corrupt_files(tmp_path):
+    SiteStore(tmp_path / "s.sqlite", {"method": "fingerprint"}).close()
+    with pytest.raises(StoreError, match="settings"):
+        SiteStore(tmp_path / "s.sqlite", {"method": "shingle"})
+    (tmp_path / "bad.sqlite").write_bytes(b"this is not a database at all" * 100)
+    with pytest.raises(StoreError, match=r"bad\.sqlite"):
+        SiteStore(tmp_path / "bad.sqlite", {})
