@@ -15,13 +15,15 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from itertools import pairwise
+from functools import cached_property, partial
 
 import numpy as np
 from lxml import etree
 
 from denoise.html import parse_html
 from denoise.page import Page
+from denoise.texthash import PageText
+from denoise.treeops import fill_down
 
 #: Kołcz & Yih 4.1: tags "typically rendered in the form of a visual block".
 BLOCK_TAGS = frozenset(
@@ -43,32 +45,59 @@ PAGELET_LINKS = 3
 STYLE_ATTRIBUTES = ("id", "class", "align", "bgcolor", "width", "height", "border", "style")
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class DomIndex:
     """One walk over a parsed page: per element (preorder) and per text chunk arrays."""
 
     root: etree._Element
-    elements: list[etree._Element]
-    tags: list[str]
+    tag_ids: np.ndarray  # int32 per element, an index into ``vocab``
+    vocab: list[str]  # the page's tag names
     parents: np.ndarray  # int32, -1 for the root
     depths: np.ndarray  # int32, root = 0
     subtree_ends: np.ndarray  # int32, preorder index after the last descendant
     chunk_starts: np.ndarray  # int32, first chunk inside the element
     chunk_ends: np.ndarray  # int32, one past the last chunk inside the element
-    chunks: list[str]
+    lines: np.ndarray  # int32, source line of the element (0 when unknown, at most 65535)
+    text: str  # the visible text: whitespace-collapsed chunks joined by one space
+    chunk_first: np.ndarray  # int64, offset of each chunk in ``text``
+    chunk_last: np.ndarray  # int64, offset one past each chunk's end
     chunk_in_link: np.ndarray  # bool, chunk is anchor text
     chunk_owner: np.ndarray  # int32, innermost element holding the chunk
+    text_arrays: tuple | None = None  # denoise.texthash.index_text(text), if the walk made it
+
+    @cached_property
+    def tags(self) -> list[str]:
+        """Tag name per element."""
+        vocab = self.vocab
+        return [vocab[i] for i in self.tag_ids.tolist()]
+
+    @cached_property
+    def chunks(self) -> list[str]:
+        """The visible text pieces, in document order."""
+        text = self.text
+        return [text[a:b] for a, b in zip(self.chunk_first.tolist(), self.chunk_last.tolist(),
+                                          strict=True)]
+
+    def has_tag(self, names: frozenset[str]) -> np.ndarray:
+        """Bool per element: its tag is one of ``names``."""
+        wanted = [i for i, name in enumerate(self.vocab) if name in names]
+        return np.isin(self.tag_ids, wanted)
+
+    def elements(self) -> list[etree._Element]:
+        """The lxml elements in walk order (made on demand: most callers need none)."""
+        return list(self.root.iter(etree.Element))
 
 
-def index_dom(root: etree._Element) -> DomIndex:
-    """Walk the tree once and gather everything the segmentations need."""
-    elements: list[etree._Element] = []
-    tags: list[str] = []
+def _walk_python(root: etree._Element) -> tuple:
+    """The walk in Python: what ``denoise._compiled.walk`` computes, where it is not built."""
+    vocab: dict[str, int] = {}
+    tag_ids: list[int] = []
     parents: list[int] = []
     depths: list[int] = []
     subtree_ends: list[int] = []
     starts: list[int] = []
     ends: list[int] = []
+    lines: list[int] = []
     chunks: list[str] = []
     in_link: list[bool] = []
     owner: list[int] = []
@@ -79,14 +108,14 @@ def index_dom(root: etree._Element) -> DomIndex:
         if not isinstance(tag, str):  # entities and other non-elements
             continue
         if event == "start":
-            index = len(elements)
-            elements.append(element)
-            tags.append(tag)
+            index = len(tag_ids)
+            tag_ids.append(vocab.setdefault(tag, len(vocab)))
             parents.append(stack[-1] if stack else -1)
             depths.append(len(stack))
             subtree_ends.append(0)
             ends.append(0)
             starts.append(len(chunks))
+            lines.append(min(element.sourceline or 0, 65535))
             stack.append(index)
             if tag == "a":
                 links_open += 1
@@ -98,7 +127,7 @@ def index_dom(root: etree._Element) -> DomIndex:
         else:
             index = stack.pop()
             ends[index] = len(chunks)
-            subtree_ends[index] = len(elements)
+            subtree_ends[index] = len(tag_ids)
             if tag == "a":
                 links_open -= 1
             tail = element.tail
@@ -106,19 +135,34 @@ def index_dom(root: etree._Element) -> DomIndex:
                 chunks.append(" ".join(tail.split()))
                 in_link.append(links_open > 0)
                 owner.append(stack[-1])
-    return DomIndex(
-        root=root,
-        elements=elements,
-        tags=tags,
-        parents=np.array(parents, dtype=np.int32),
-        depths=np.array(depths, dtype=np.int32),
-        subtree_ends=np.array(subtree_ends, dtype=np.int32),
-        chunk_starts=np.array(starts, dtype=np.int32),
-        chunk_ends=np.array(ends, dtype=np.int32),
-        chunks=chunks,
-        chunk_in_link=np.array(in_link, dtype=bool),
-        chunk_owner=np.array(owner, dtype=np.int32),
-    )
+    lengths = np.fromiter(map(len, chunks), dtype=np.int64, count=len(chunks))
+    last = np.cumsum(lengths + 1) - 1
+    as32 = partial(np.array, dtype=np.int32)
+    return (as32(tag_ids), list(vocab), as32(parents), as32(depths), as32(subtree_ends),
+            as32(starts), as32(ends), as32(lines), " ".join(chunks), last - lengths, last,
+            np.array(in_link, dtype=bool), as32(owner), None)
+
+
+try:
+    from denoise._compiled import walk as _walk_compiled
+except ImportError:  # the compiled walk is optional
+    _walk_compiled = None
+
+#: Which walk this installation runs: "compiled" or "python".
+WALK = "compiled" if _walk_compiled is not None else "python"
+
+
+def index_dom(root: etree._Element, *, compiled: bool | None = None) -> DomIndex:
+    """Walk the tree once and gather everything the segmentations need.
+
+    ``compiled`` forces the compiled walk (True) or the Python one (False); by
+    default the compiled one runs where it was built. Both give the same arrays.
+    """
+    use_compiled = _walk_compiled is not None if compiled is None else compiled
+    if use_compiled and _walk_compiled is None:
+        raise RuntimeError("the compiled walk (denoise._compiled) is not built here")
+    walk = _walk_compiled if use_compiled else _walk_python
+    return DomIndex(root, *walk(root))
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -137,34 +181,137 @@ class Block:
     attrs: str = ""  # the element's look-describing attributes, ``name=value`` joined by ``;``
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(frozen=True, slots=True)
+class DomShape:
+    """Tags and parents of every element: enough to name any element by its XPath."""
+
+    tag_ids: np.ndarray
+    vocab: list[str]
+    parents: np.ndarray
+
+    def paths(self, elements: np.ndarray) -> list[str]:
+        """XPaths of the given elements, as lxml's ``getpath`` writes them for HTML."""
+        tags = [self.vocab[i] for i in self.tag_ids.tolist()]
+        parents = self.parents.tolist()
+        rank = [1] * len(tags)
+        seen: dict[tuple[int, str], int] = {}
+        for index, (tag, parent) in enumerate(zip(tags, parents, strict=True)):
+            key = (parent, tag)
+            rank[index] = seen.get(key, 0) + 1
+            seen[key] = rank[index]
+        memo: dict[int, str] = {}
+
+        def path(index: int) -> str:
+            if index < 0:
+                return ""
+            found = memo.get(index)
+            if found is None:
+                step = tags[index]
+                if seen[(parents[index], step)] > 1:
+                    step = f"{step}[{rank[index]}]"
+                found = memo[index] = f"{path(parents[index])}/{step}"
+            return found
+
+        return [path(i) if i >= 0 else "" for i in elements.tolist()]
+
+
+@dataclass(frozen=True, kw_only=True)
 class PageBlocks:
-    """A page cut into blocks: what every detector consumes and labels."""
+    """A page cut into blocks: what every detector consumes and labels.
+
+    Per-block numbers live in arrays aligned with the blocks; :attr:`blocks` builds
+    :class:`Block` objects on first use, so a detector that needs only the arrays
+    and :meth:`block_text` never pays for them.
+    """
 
     page: Page
     scheme: str
-    blocks: tuple[Block, ...]
-    chunks: tuple[str, ...]  # the page's visible text pieces, in document order
+    text: str  # the page's visible text: its chunks joined by one space
+    chunk_starts: np.ndarray  # int64, offset of each chunk in ``text``
+    chunk_ends: np.ndarray  # int64
     chunk_in_link: np.ndarray  # bool per chunk
     chunk_block: np.ndarray  # int32 per chunk: innermost block covering it, -1 when none
+    parents: np.ndarray  # int32 per block: the enclosing block, -1 when none
+    spans: np.ndarray  # int32 (blocks, 2): range of chunks each block covers
+    tags: tuple[str, ...]
+    depths: np.ndarray  # int32 per block
+    lines: np.ndarray  # int32 per block
+    elements: np.ndarray  # int32 per block: its element in the walk, -1 for text runs
+    shape: DomShape
+    attrs: tuple[str, ...] | None = None  # per block, for the layout scheme
+    text_arrays: tuple | None = None  # denoise.texthash.index_text(text), when already made
 
-    @property
-    def parents(self) -> np.ndarray:
-        """Parent block index per block, as an int32 array."""
-        return np.fromiter((b.parent for b in self.blocks), dtype=np.int32, count=len(self.blocks))
+    def __len__(self) -> int:
+        return len(self.tags)
+
+    @cached_property
+    def chunks(self) -> tuple[str, ...]:
+        """The page's visible text pieces, in document order."""
+        text = self.text
+        return tuple(text[a:b] for a, b in zip(self.chunk_starts.tolist(),
+                                                self.chunk_ends.tolist(), strict=True))
+
+    @cached_property
+    def bounds(self) -> tuple[np.ndarray, np.ndarray]:
+        """Start and end offset of each block's text in :attr:`text` (int64; 0, 0 if empty)."""
+        first, stop = self.spans[:, 0], self.spans[:, 1]
+        empty = first >= stop
+        if not len(self.chunk_starts):
+            zeros = np.zeros(len(first), dtype=np.int64)
+            return zeros, zeros
+        starts = np.where(empty, 0, self.chunk_starts[np.where(empty, 0, first)])
+        ends = np.where(empty, 0, self.chunk_ends[np.where(empty, 0, stop - 1)])
+        return starts.astype(np.int64), ends.astype(np.int64)
+
+    @cached_property
+    def text_index(self) -> PageText:
+        """The page text indexed for block digests and word counts."""
+        return PageText(self.text, self.text_arrays)
+
+    def block_text(self, index: int) -> str:
+        """Text of one block, cut from the page text without building the block."""
+        starts, ends = self.bounds
+        return self.text[starts[index]:ends[index]]
+
+    def block_chars(self) -> np.ndarray:
+        """Length of each block's text (int64)."""
+        starts, ends = self.bounds
+        return ends - starts
+
+    def block_digests(self, kind: int = 0) -> np.ndarray:
+        """A 64-bit digest of each block's text (see :mod:`denoise.texthash`)."""
+        return self.text_index.digests(*self.bounds, kind)
 
     def chunk_chars(self) -> np.ndarray:
         """Characters per chunk (int64), the unit of every text-share measure."""
-        return np.fromiter(map(len, self.chunks), dtype=np.int64, count=len(self.chunks))
+        return (self.chunk_ends - self.chunk_starts).astype(np.int64)
 
     def covered(self, selected: np.ndarray) -> np.ndarray:
         """Chunks inside any selected block (``selected`` is a bool mask over blocks)."""
-        marks = np.zeros(len(self.chunks) + 1, dtype=np.int32)
-        for block in (b for b, keep in zip(self.blocks, selected, strict=True) if keep):
-            start, end = block.span
-            marks[start] += 1
-            marks[end] -= 1
+        marks = np.zeros(len(self.chunk_starts) + 1, dtype=np.int32)
+        spans = self.spans[selected]
+        np.add.at(marks, spans[:, 0], 1)
+        np.add.at(marks, spans[:, 1], -1)
         return np.cumsum(marks[:-1]) > 0
+
+    @cached_property
+    def blocks(self) -> tuple[Block, ...]:
+        """The blocks as objects, in document order."""
+        paths = self.shape.paths(self.elements)
+        chunks = self.chunks
+        in_link = self.chunk_in_link.tolist()
+        attrs = self.attrs or ("",) * len(self.tags)
+        blocks = []
+        for index, (parent, (start, end), tag, depth, line, path, look) in enumerate(zip(
+            self.parents.tolist(), self.spans.tolist(), self.tags, self.depths.tolist(),
+            self.lines.tolist(), paths, attrs, strict=True,
+        )):
+            link_text = " ".join(c for c, link in zip(chunks[start:end], in_link[start:end],
+                                                      strict=True) if link)
+            blocks.append(Block(index=index, parent=parent, path=path, tag=tag,
+                                text=self.block_text(index), link_text=link_text, line=line,
+                                depth=depth, span=(start, end), attrs=look))
+        return tuple(blocks)
 
 
 def _style_attrs(element: etree._Element) -> str:
@@ -174,82 +321,36 @@ def _style_attrs(element: etree._Element) -> str:
     return ";".join(f"{name}={attrib[name]}" for name in STYLE_ATTRIBUTES if name in attrib)
 
 
-def _element_blocks(dom: DomIndex, selected: np.ndarray) -> tuple[list[Block], np.ndarray]:
-    """Blocks for the selected elements, and per element its nearest selected ancestor-or-self.
-
-    A block's parent is the block of its nearest selected proper ancestor.
-    """
-    block_of = np.where(selected, np.cumsum(selected) - 1, -1).astype(np.int32)
-    nearest = _nearest_selected(dom.parents.tolist(), block_of.tolist())
-    tree = dom.root.getroottree()
-    chunks = dom.chunks
-    in_link = dom.chunk_in_link
-    blocks: list[Block] = []
-    for element_index in np.flatnonzero(selected).tolist():
-        parent_element = int(dom.parents[element_index])
-        start, end = int(dom.chunk_starts[element_index]), int(dom.chunk_ends[element_index])
-        element = dom.elements[element_index]
-        link_text = ""
-        if in_link[start:end].any():
-            link_text = " ".join(
-                c for c, link in zip(chunks[start:end], in_link[start:end], strict=True) if link
-            )
-        blocks.append(Block(
-            index=len(blocks),
-            parent=nearest[parent_element] if parent_element >= 0 else -1,
-            path=tree.getpath(element),
-            tag=dom.tags[element_index],
-            text=" ".join(chunks[start:end]),
-            link_text=link_text,
-            line=element.sourceline or 0,
-            depth=int(dom.depths[element_index]),
-            span=(start, end),
-            attrs=_style_attrs(element),
-        ))
-    return blocks, np.array(nearest, dtype=np.int32)
-
-
-def _nearest_selected(parents: list[int], block_of: list[int]) -> list[int]:
-    """Per element, the block of its nearest selected ancestor-or-self (-1 when none)."""
-    nearest = block_of[:]
-    for index, parent in enumerate(parents):  # preorder: a parent comes before its children
-        if nearest[index] < 0 and parent >= 0:
-            nearest[index] = nearest[parent]
-    return nearest
-
-
 def _by_tags(tags: frozenset[str]) -> Callable[[DomIndex], np.ndarray]:
     def select(dom: DomIndex) -> np.ndarray:
-        return np.fromiter((t in tags for t in dom.tags), dtype=bool, count=len(dom.tags))
+        return dom.has_tag(tags)
 
     return select
 
 
 def _every_element(dom: DomIndex) -> np.ndarray:
-    return np.ones(len(dom.elements), dtype=bool)
+    return np.ones(len(dom.tag_ids), dtype=bool)
 
 
 def _pagelets(dom: DomIndex) -> np.ndarray:
     """Bar-Yossef & Rajagopalan: topmost elements none of whose children holds k links."""
-    n = len(dom.elements)
-    is_link = np.fromiter((t == "a" for t in dom.tags), dtype=np.int64, count=n)
+    n = len(dom.tag_ids)
+    is_link = dom.has_tag(frozenset({"a"})).astype(np.int64)
     before = np.concatenate(([0], np.cumsum(is_link)))
     links = before[dom.subtree_ends] - before[np.arange(n)]
-    heavy_child = np.zeros(n, dtype=bool)
     parents = dom.parents
-    has_parent = parents >= 0
-    heavy = (links >= PAGELET_LINKS) & has_parent
+    heavy = (links >= PAGELET_LINKS) & (parents >= 0)
+    heavy_child = np.zeros(n, dtype=bool)
     heavy_child[parents[heavy]] = True
-    candidate = ~heavy_child
-    selected = np.zeros(n, dtype=bool)
-    covered = np.zeros(n, dtype=bool)
-    for index in range(n):
-        parent = parents[index]
+    candidate = (~heavy_child).tolist()
+    selected = [False] * n
+    covered = [False] * n
+    for index, parent in enumerate(parents.tolist()):
         if parent >= 0 and (covered[parent] or selected[parent]):
             covered[index] = True
         elif candidate[index]:
             selected[index] = True
-    return selected
+    return np.array(selected, dtype=bool)
 
 
 SELECTORS: dict[str, Callable[[DomIndex], np.ndarray]] = {
@@ -264,62 +365,73 @@ SELECTORS: dict[str, Callable[[DomIndex], np.ndarray]] = {
 SCHEMES = (*SELECTORS, "table-chunks")
 
 
-def _table_chunks(dom: DomIndex) -> tuple[list[Block], np.ndarray]:
-    """Ma et al.: the text between consecutive table / image-map tags, one block a run."""
-    tree = dom.root.getroottree()
-    n_chunks = len(dom.chunks)
-    delimiters = [i for i, tag in enumerate(dom.tags) if tag in CHUNK_DELIMITER_TAGS]
-    bounds = sorted({0, n_chunks, *dom.chunk_starts[delimiters].tolist(),
-                     *dom.chunk_ends[delimiters].tolist()})
-    enclosing = np.full(len(dom.elements), -1, dtype=np.int32)  # innermost delimiter ancestor
-    for index in range(len(dom.elements)):
-        parent = dom.parents[index]
-        enclosing[index] = index if dom.tags[index] in CHUNK_DELIMITER_TAGS else (
-            enclosing[parent] if parent >= 0 else -1)
-    blocks: list[Block] = []
-    chunk_block = np.full(n_chunks, -1, dtype=np.int32)
-    for start, end in pairwise(bounds):
-        if start >= end:
-            continue
-        owner = int(dom.chunk_owner[start])
-        container = int(enclosing[owner])
-        anchor = dom.elements[container if container >= 0 else 0]
-        texts = dom.chunks[start:end]
-        links = dom.chunk_in_link[start:end]
-        index = len(blocks)
-        chunk_block[start:end] = index
-        blocks.append(Block(
-            index=index,
-            parent=-1,
-            path=f"{tree.getpath(anchor)}#{start}",
-            tag=dom.tags[container] if container >= 0 else "#text",
-            text=" ".join(texts),
-            link_text=" ".join(t for t, link in zip(texts, links, strict=True) if link),
-            line=dom.elements[owner].sourceline or 0,
-            depth=int(dom.depths[owner]),
-            span=(start, end),
-        ))
-    return blocks, chunk_block
+def _table_chunk_spans(dom: DomIndex) -> tuple[np.ndarray, np.ndarray]:
+    """Ma et al.: runs of text between consecutive table / image-map tags, and their owners."""
+    n_chunks = len(dom.chunk_first)
+    delimiters = np.flatnonzero(dom.has_tag(CHUNK_DELIMITER_TAGS))
+    bounds = np.unique(np.concatenate((
+        [0, n_chunks], dom.chunk_starts[delimiters], dom.chunk_ends[delimiters])))
+    spans = np.stack((bounds[:-1], bounds[1:]), axis=1).astype(np.int32)
+    spans = spans[spans[:, 0] < spans[:, 1]]
+    # a run is named after its innermost enclosing delimiter (or the root)
+    marks = np.where(dom.has_tag(CHUNK_DELIMITER_TAGS), np.arange(len(dom.tag_ids)), -1)
+    enclosing = fill_down(dom.parents, marks)
+    owners = dom.chunk_owner[spans[:, 0]] if len(spans) else np.zeros(0, dtype=np.int32)
+    containers = enclosing[owners]
+    return spans, np.where(containers >= 0, containers, 0).astype(np.int32)
 
 
 def segment_dom(page: Page, dom: DomIndex, scheme: str = "blocks") -> PageBlocks:
     """Cut an indexed page into the blocks of ``scheme`` (one of :data:`SCHEMES`)."""
+    n_chunks = len(dom.chunk_first)
+    vocab = dom.vocab
     if scheme == "table-chunks":
-        blocks, chunk_block = _table_chunks(dom)
+        spans, elements = _table_chunk_spans(dom)
+        parents = np.full(len(spans), -1, dtype=np.int32)
+        chunk_block = np.full(n_chunks, -1, dtype=np.int32)
+        for index, (start, end) in enumerate(spans.tolist()):
+            chunk_block[start:end] = index
+        owners = dom.chunk_owner[spans[:, 0]] if len(spans) else np.zeros(0, np.int32)
+        tags = tuple(vocab[t] for t in dom.tag_ids[elements].tolist())
+        depths, lines = dom.depths[owners], dom.lines[owners]
     else:
         try:
             select = SELECTORS[scheme]
         except KeyError:
             raise ValueError(f"unknown segmentation {scheme!r}; choose from {SCHEMES}") from None
-        blocks, nearest = _element_blocks(dom, select(dom))
-        chunk_block = nearest[dom.chunk_owner] if len(dom.chunks) else np.zeros(0, np.int32)
+        selected = select(dom)
+        elements = np.flatnonzero(selected).astype(np.int32)
+        block_of = np.where(selected, np.cumsum(selected) - 1, -1)
+        nearest = fill_down(dom.parents, block_of)
+        element_parents = dom.parents[elements]
+        parents = np.where(element_parents >= 0, nearest[element_parents], -1).astype(np.int32)
+        spans = np.stack((dom.chunk_starts[elements], dom.chunk_ends[elements]), axis=1)
+        chunk_block = nearest[dom.chunk_owner] if n_chunks else np.zeros(0, dtype=np.int32)
+        tags = tuple(vocab[t] for t in dom.tag_ids[elements].tolist())
+        depths, lines = dom.depths[elements], dom.lines[elements]
+    attrs = None
+    if scheme == "layout":
+        all_elements = dom.elements()
+        attrs = tuple(_style_attrs(all_elements[e]) for e in elements.tolist())
+    if scheme == "table-chunks":
+        elements = np.where(len(dom.tag_ids) > 0, elements, -1).astype(np.int32)
     return PageBlocks(
         page=page,
         scheme=scheme,
-        blocks=tuple(blocks),
-        chunks=tuple(dom.chunks),
+        text=dom.text,
+        chunk_starts=dom.chunk_first,
+        chunk_ends=dom.chunk_last,
         chunk_in_link=dom.chunk_in_link,
         chunk_block=chunk_block.astype(np.int32, copy=False),
+        parents=parents,
+        spans=spans.astype(np.int32, copy=False).reshape(-1, 2),
+        tags=tags,
+        depths=depths.astype(np.int32, copy=False),
+        lines=lines.astype(np.int32, copy=False),
+        elements=elements,
+        shape=DomShape(dom.tag_ids, dom.vocab, dom.parents),
+        attrs=attrs,
+        text_arrays=dom.text_arrays,
     )
 
 

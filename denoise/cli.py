@@ -36,6 +36,7 @@ class MethodName(StrEnum):
     fingerprint = "fingerprint"
     table_chunk = "table-chunk"
     shingle = "shingle"
+    style_offset = "style-offset"
 
 
 @app.callback()
@@ -109,7 +110,8 @@ def site_command(
     inputs: InputsArg,
     method: Annotated[MethodName, typer.Option(
         help="fingerprint: Kołcz & Yih's block-text digests; table-chunk: Ma et al.'s text "
-        "between table tags; shingle: pagelet shingles (the papers' baseline).",
+        "between table tags; style-offset: Chen et al.'s block styles and word-offset "
+        "signatures; shingle: pagelet shingles (the papers' baseline).",
     )] = MethodName.fingerprint,
     theta: Annotated[float, typer.Option(
         min=0.0, max=1.0, help="A block on at least this share of a site's pages is template.",

@@ -1,11 +1,14 @@
 """Bytes to text: the one forgiving entry point for raw page bytes.
 
-Order of evidence, as browsers do it: a byte-order mark, then the charset of the
-HTTP ``Content-Type`` header, then a ``<meta>`` charset in the first 4 KiB, then
-UTF-8. Declared charsets are often wrong (see the corpora README): a declaration
-that fails to decode strictly is dropped for UTF-8, and the last resort is
-windows-1252 with replacement characters, which never fails. Latin-1 labels are
-read as windows-1252, as the WHATWG encoding standard prescribes.
+Order of evidence: a byte-order mark; then bytes that are valid UTF-8 are read as
+UTF-8, whatever is declared; then the charset of the HTTP ``Content-Type`` header
+or a ``<meta>`` charset in the first 4 KiB; the last resort is windows-1252 with
+replacement characters, which never fails. Declared charsets are often wrong (see
+the corpora README), and the commonest error is UTF-8 labelled Latin-1; text in a
+single-byte charset with non-ASCII letters is almost never valid UTF-8, so trying
+UTF-8 first costs nothing in the other direction. A UTF-16/32 declaration is
+honoured only where the bytes hold NULs, as such text must. Latin-1 labels are read
+as windows-1252, as the WHATWG encoding standard prescribes.
 """
 
 from __future__ import annotations
@@ -91,7 +94,10 @@ def _decode(data: bytes, header_charset: str | None = None) -> str:
     if declared is None:
         match = _META_CHARSET.search(data[:4096])
         declared = _codec(match.group(1).decode("ascii")) if match else None
-    for name in (declared, "utf-8"):
+    wide = declared is not None and declared.startswith(("utf-16", "utf-32"))
+    if wide and b"\x00" not in data[:4096]:
+        declared = None
+    for name in ((declared, "utf-8") if wide else ("utf-8", declared)):
         if name is None:
             continue
         try:

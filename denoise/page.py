@@ -32,8 +32,11 @@ def site_of(url: str | None) -> str:
     """
     if not url:
         return ""
-    parts = urlsplit(url)
-    host = parts.hostname or ""
+    try:
+        parts = urlsplit(url)
+        host = parts.hostname or ""
+    except ValueError:  # a malformed URL has no host we can trust
+        return ""
     if host == "web.archive.org":
         match = _WAYBACK.match(parts.path)
         if match:

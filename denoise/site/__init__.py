@@ -4,6 +4,7 @@ from denoise.site.base import REASONS, Label, LabeledPage, SiteMethod
 from denoise.site.counts import MemoryCounts, SiteStore
 from denoise.site.fingerprint import FingerprintMethod
 from denoise.site.shingle import ShingleMethod
+from denoise.site.style_offset import StyleOffsetMethod
 from denoise.site.table_chunk import TableChunkMethod
 
 #: The methods by command-line name.
@@ -11,6 +12,7 @@ METHODS: dict[str, type[SiteMethod]] = {
     FingerprintMethod.name: FingerprintMethod,
     TableChunkMethod.name: TableChunkMethod,
     ShingleMethod.name: ShingleMethod,
+    StyleOffsetMethod.name: StyleOffsetMethod,
 }
 
 __all__ = [
@@ -23,5 +25,6 @@ __all__ = [
     "ShingleMethod",
     "SiteMethod",
     "SiteStore",
+    "StyleOffsetMethod",
     "TableChunkMethod",
 ]

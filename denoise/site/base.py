@@ -45,7 +45,7 @@ REASONS = (
     "contained",  # >= 85% of its text lies in template blocks (Chakrabarti 5.1)
     "holds-template",  # unique, but holds a template or frequent block
     "offset",  # >= 0.8 of its words are template words (Chen et al.)
-    "duplicate-page",  # the page is a near-duplicate of another (I-Match): not counted
+    "few-template-words",  # under 0.8 of its words are template words (Chen et al.)
 )
 REASON = {name: code for code, name in enumerate(REASONS)}
 
@@ -65,6 +65,9 @@ class LabeledPage:
     support: np.ndarray  # float32
     reasons: np.ndarray  # uint8, indices into REASONS
     example: np.ndarray  # bool
+    #: A block's label covers only its own text, not that of the blocks inside it
+    #: (Chen et al.'s blocks are disjoint units; the counting methods label subtrees).
+    own_text_only: bool = False
 
     @property
     def page(self) -> Page:
@@ -72,8 +75,12 @@ class LabeledPage:
         return self.blocks.page
 
     def template_chunks(self) -> np.ndarray:
-        """Text chunks inside a template block (bool per chunk of the page)."""
-        return self.blocks.covered(self.labels == Label.TEMPLATE)
+        """Text chunks labelled template (bool per chunk of the page)."""
+        template = self.labels == Label.TEMPLATE
+        if self.own_text_only:
+            owner = self.blocks.chunk_block
+            return np.where(owner >= 0, template[owner], False)
+        return self.blocks.covered(template)
 
     def template_share(self) -> tuple[int, int]:
         """Characters of template text and of all text on the page."""

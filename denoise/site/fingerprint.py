@@ -41,11 +41,15 @@ from denoise.site.base import (
     rule_labels,
 )
 from denoise.site.counts import DigestCounts, MemoryCounts
+from denoise.treeops import and_down, or_up
 
-#: Only the first words of a block are checked for distinctness: the check bounds
-#: its cost on long blocks, and a long block with fewer than 3 distinct words in its
-#: first 64 is not worth a label anyway.
-_UNIQUE_WORDS_WINDOW = 64
+#: Blocks of up to this many words have their distinct words counted exactly; a
+#: longer block is taken to have at least 3: 40+ characters of 17+ words drawn from
+#: two distinct words is degenerate repetition, and counting costs a Python call per
+#: block on the per-page path.
+_EXACT_WORDS_UP_TO = 16
+#: Namespace of block-text digests.
+TEXT_KIND = 0x74
 
 
 def eligible_blocks(page: PageBlocks, min_chars: int, min_unique_words: int) -> np.ndarray:
@@ -53,16 +57,14 @@ def eligible_blocks(page: PageBlocks, min_chars: int, min_unique_words: int) -> 
 
     A block under a too-short block is skipped with it (Kołcz & Yih 4.1).
     """
-    eligible = np.zeros(len(page.blocks), dtype=bool)
-    for block in page.blocks:
-        text = block.text
-        eligible[block.index] = (
-            len(text) >= min_chars
-            and (block.parent < 0 or eligible[block.parent])
-            and len(set(text.split(None, _UNIQUE_WORDS_WINDOW)[:_UNIQUE_WORDS_WINDOW]))
-            >= min_unique_words
-        )
-    return eligible
+    starts, ends = page.bounds
+    words = page.text_index.word_counts(starts, ends)
+    eligible = ((ends - starts) >= min_chars) & (words >= min_unique_words)
+    text = page.text
+    for index in np.flatnonzero(eligible & (words <= _EXACT_WORDS_UP_TO)).tolist():
+        distinct = set(text[starts[index]:ends[index]].split())
+        eligible[index] = len(distinct) >= min_unique_words
+    return and_down(page.parents, eligible)
 
 
 class FingerprintMethod(SiteMethod):
@@ -112,7 +114,7 @@ class FingerprintMethod(SiteMethod):
             eligible, keys = self._text_keys(page)
             counts.add(page.page.id, keys[eligible], "text")
             if self.structure:
-                words = {w.lower() for chunk in page.chunks for w in chunk.split()}
+                words = set(page.text.lower().split())
                 counts.add(page.page.id, digests(words, b"w"), "words")
         if self.structure:
             for page in held:
@@ -124,7 +126,7 @@ class FingerprintMethod(SiteMethod):
         cached = self._keys.pop(page.page.id, None)
         if cached is None:
             eligible = eligible_blocks(page, self.min_chars, self.min_unique_words)
-            keys = digests(b.text for b in page.blocks)
+            keys = np.where(eligible, page.block_digests(TEXT_KIND), 0)
             cached = (eligible, keys)
             self._keys[page.page.id] = cached
         return cached
@@ -161,7 +163,7 @@ class FingerprintMethod(SiteMethod):
         """Label the blocks of ``page``; its digests need not have been fitted."""
         self._check_fitted()
         eligible, keys = self._text_keys(page)
-        n = len(page.blocks)
+        n = len(page)
         df, pages = page_frequencies(self.counts_, page.page.id, keys, "text")
         df = np.where(eligible, df, 0)
         labels, reasons = rule_labels(df, pages, self.theta)
@@ -171,11 +173,7 @@ class FingerprintMethod(SiteMethod):
         if self.structure:
             self._label_by_structure(page, labels, reasons, support)
         # A unique block holding a template or frequent block is no content example.
-        holds = np.zeros(n, dtype=bool)
-        repeated = eligible & ((df > 1) | (labels == Label.TEMPLATE))
-        for block in reversed(page.blocks):
-            if block.parent >= 0 and (holds[block.index] or repeated[block.index]):
-                holds[block.parent] = True
+        holds = or_up(page.parents, eligible & ((df > 1) | (labels == Label.TEMPLATE)))
         demoted = (labels == Label.CONTENT) & holds
         labels[demoted] = Label.UNKNOWN
         reasons[demoted] = REASON["holds-template"]
@@ -208,7 +206,7 @@ class FingerprintMethod(SiteMethod):
         template_chars = chars * page.covered(labels == Label.TEMPLATE)
         in_template = np.concatenate(([0], np.cumsum(template_chars)))
         total = np.concatenate(([0], np.cumsum(chars)))
-        spans = np.array([b.span for b in page.blocks], dtype=np.int64).reshape(-1, 2)
+        spans = page.spans
         block_chars = total[spans[:, 1]] - total[spans[:, 0]]
         share = (in_template[spans[:, 1]] - in_template[spans[:, 0]]) / np.maximum(block_chars, 1)
         hit = (share >= self.contained) & (block_chars > 0) & (labels != Label.TEMPLATE)

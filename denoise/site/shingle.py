@@ -76,11 +76,10 @@ class ShingleMethod(SiteMethod):
         return self
 
     def _keys(self, page: PageBlocks) -> tuple[np.ndarray, np.ndarray]:
-        eligible = np.fromiter((len(b.text) >= self.min_chars for b in page.blocks), dtype=bool,
-                               count=len(page.blocks))
-        keys = np.fromiter((shingle_fingerprint(b.text) if ok else 0
-                            for b, ok in zip(page.blocks, eligible, strict=True)),
-                           dtype=np.int64, count=len(page.blocks))
+        eligible = page.block_chars() >= self.min_chars
+        keys = np.fromiter((shingle_fingerprint(page.block_text(i)) if ok else 0
+                            for i, ok in enumerate(eligible.tolist())),
+                           dtype=np.int64, count=len(page))
         return eligible, keys
 
     def label(self, page: PageBlocks) -> LabeledPage:

@@ -27,12 +27,13 @@ from denoise.site.base import (
     SiteMethod,
     check_fraction,
     digest,
-    digests,
 )
 from denoise.site.counts import MemoryCounts
 
 #: I-Match drops words on more than this share of the site's pages.
 IMATCH_MAX_SHARE = 0.5
+#: Namespace of chunk-text digests.
+CHUNK_KIND = 0x63
 
 
 class TableChunkMethod(SiteMethod):
@@ -50,9 +51,9 @@ class TableChunkMethod(SiteMethod):
         words_of: list[tuple[str, frozenset[str], np.ndarray]] = []
         word_df: Counter[str] = Counter()
         for page in pages:
-            words = frozenset(w.lower() for chunk in page.chunks for w in chunk.split())
+            words = frozenset(page.text.lower().split())
             word_df.update(words)
-            words_of.append((page.page.id, words, digests(b.text for b in page.blocks)))
+            words_of.append((page.page.id, words, page.block_digests(CHUNK_KIND)))
         limit = IMATCH_MAX_SHARE * len(words_of)
         counts = MemoryCounts()
         signatures: set[int] = set()
@@ -71,7 +72,7 @@ class TableChunkMethod(SiteMethod):
     def label(self, page: PageBlocks) -> LabeledPage:
         """Label each chunk of ``page``: template on >= theta of the distinct pages."""
         self._check_fitted()
-        df = self.counts_.lookup(digests(b.text for b in page.blocks), "chunk")
+        df = self.counts_.lookup(page.block_digests(CHUNK_KIND), "chunk")
         share = df / max(self.pages_, 1)
         template = (share >= self.theta) & (df >= 2)
         labels = np.where(template, Label.TEMPLATE, Label.CONTENT).astype(np.int8)

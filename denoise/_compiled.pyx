@@ -1,0 +1,351 @@
+# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True
+"""The one walk over a parsed page, compiled: the per-page hot loop of the toolkit.
+
+Reads libxml2's nodes under an lxml element directly (lxml's public C API) and
+returns the same arrays as the pure-Python walk in ``denoise.blocks``; the tests
+check the two agree. Element tags, text and tails are read as lxml reads them:
+an element's text is its leading text children, its tail the text siblings that
+follow it, up to the next element.
+"""
+
+import numpy as np
+
+cimport numpy as cnp
+from cpython.mem cimport PyMem_Free, PyMem_Realloc
+from cpython.unicode cimport PyUnicode_DecodeUTF8
+from libc.string cimport strlen
+
+cimport lxml.includes.etreepublic as cetree
+from lxml.includes.tree cimport xmlNode, XML_ELEMENT_NODE, XML_TEXT_NODE, XML_CDATA_SECTION_NODE
+
+cnp.import_array()
+
+# the inverse of denoise.texthash.Q modulo 2**64
+cdef cnp.uint64_t Q_INV = 0xF1DE83E19937733DULL
+cetree.import_lxml__etree()
+
+
+cdef inline bint _is_text(xmlNode* node) noexcept nogil:
+    return node.type == XML_TEXT_NODE or node.type == XML_CDATA_SECTION_NODE
+
+
+cdef inline Py_ssize_t _space_at(const unsigned char* s, Py_ssize_t i, Py_ssize_t n) noexcept nogil:
+    """Bytes of the whitespace character at ``s[i]`` (0 if none): exactly the characters
+    Python's ``str.split()`` splits on, in UTF-8."""
+    cdef unsigned char c = s[i]
+    if c == 32 or (9 <= c <= 13) or (28 <= c <= 31):
+        return 1
+    if c < 0xC2:
+        return 0
+    if c == 0xC2 and i + 1 < n and (s[i + 1] == 0x85 or s[i + 1] == 0xA0):
+        return 2
+    if i + 2 >= n:
+        return 0
+    if c == 0xE1 and s[i + 1] == 0x9A and s[i + 2] == 0x80:
+        return 3
+    if c == 0xE2 and s[i + 1] == 0x80 and (s[i + 2] <= 0x8A or s[i + 2] == 0xA8
+                                           or s[i + 2] == 0xA9 or s[i + 2] == 0xAF):
+        return 3 if s[i + 2] >= 0x80 else 0
+    if c == 0xE2 and s[i + 1] == 0x81 and s[i + 2] == 0x9F:
+        return 3
+    if c == 0xE3 and s[i + 1] == 0x80 and s[i + 2] == 0x80:
+        return 3
+    return 0
+
+
+cdef struct TextBuffer:
+    char* data
+    Py_ssize_t size
+    Py_ssize_t capacity
+    Py_ssize_t chars        # characters written so far
+    bint in_chunk           # a chunk is open (a non-space character was written)
+    bint pending            # a space is owed before the next character of this chunk
+    Py_ssize_t chunk_start  # character offset where the open chunk began
+
+
+cdef int _reserve(TextBuffer* buffer, Py_ssize_t extra) except -1:
+    cdef Py_ssize_t wanted = buffer.size + extra
+    cdef char* grown
+    if wanted <= buffer.capacity:
+        return 0
+    wanted = max(wanted, 2 * buffer.capacity)
+    grown = <char*>PyMem_Realloc(buffer.data, wanted)
+    if grown is NULL:
+        raise MemoryError()
+    buffer.data = grown
+    buffer.capacity = wanted
+    return 0
+
+
+cdef int _append(TextBuffer* buffer, const unsigned char* s) except -1:
+    """Append one text node, collapsing whitespace runs into single spaces."""
+    cdef Py_ssize_t n = strlen(<const char*>s)
+    cdef Py_ssize_t i = 0
+    cdef Py_ssize_t width
+    _reserve(buffer, n + 2)
+    while i < n:
+        width = _space_at(s, i, n)
+        if width:
+            if buffer.in_chunk:
+                buffer.pending = True
+            i += width
+            continue
+        if not buffer.in_chunk:
+            if buffer.size:
+                buffer.data[buffer.size] = 32
+                buffer.size += 1
+                buffer.chars += 1
+            buffer.in_chunk = True
+            buffer.pending = False
+            buffer.chunk_start = buffer.chars
+        elif buffer.pending:
+            buffer.data[buffer.size] = 32
+            buffer.size += 1
+            buffer.chars += 1
+            buffer.pending = False
+        buffer.data[buffer.size] = <char>s[i]
+        buffer.size += 1
+        if (s[i] & 0xC0) != 0x80:
+            buffer.chars += 1
+        i += 1
+    return 0
+
+
+cdef xmlNode* _text_run(TextBuffer* buffer, xmlNode* node) except? NULL:
+    """Append the text nodes from ``node`` up to the next element; return that element."""
+    while node is not NULL and node.type != XML_ELEMENT_NODE:
+        if _is_text(node) and node.content is not NULL:
+            _append(buffer, <const unsigned char*>node.content)
+        node = node.next
+    return node
+
+
+cdef class _Names:
+    """Tag names to small ids; libxml2 interns names, so a pointer identifies a name."""
+    cdef dict ids
+    cdef list vocab
+
+    def __cinit__(self):
+        self.ids = {}
+        self.vocab = []
+
+    cdef int lookup(self, const char* name) except -1:
+        key = <Py_ssize_t>name
+        found = self.ids.get(key)
+        if found is not None:
+            return found
+        tag = PyUnicode_DecodeUTF8(name, strlen(name), "replace")
+        try:
+            index = self.vocab.index(tag)
+        except ValueError:
+            index = len(self.vocab)
+            self.vocab.append(tag)
+        self.ids[key] = index
+        return index
+
+
+def walk(root):
+    """Walk the elements under ``root`` in document order; see ``denoise.blocks.index_dom``."""
+    cdef cetree._Element top = <cetree._Element?>root
+    cdef xmlNode* start = top._c_node
+    cdef xmlNode* node
+    cdef xmlNode* child
+    cdef Py_ssize_t count = 0
+    # first pass: count the elements to size the arrays
+    node = start
+    while node is not NULL:
+        count += 1
+        child = node.children
+        while child is not NULL and child.type != XML_ELEMENT_NODE:
+            child = child.next
+        if child is not NULL:
+            node = child
+            continue
+        while node is not NULL:
+            if node is start:
+                node = NULL
+                break
+            child = node.next
+            while child is not NULL and child.type != XML_ELEMENT_NODE:
+                child = child.next
+            if child is not NULL:
+                node = child
+                break
+            node = node.parent
+    ids_a = np.empty(count, dtype=np.int32)
+    parents_a = np.empty(count, dtype=np.int32)
+    depths_a = np.empty(count, dtype=np.int32)
+    ends_a = np.empty(count, dtype=np.int32)
+    starts_c = np.empty(count, dtype=np.int32)
+    ends_c = np.empty(count, dtype=np.int32)
+    lines_a = np.empty(count, dtype=np.int32)
+    owner_a = np.empty(2 * count + 1, dtype=np.int32)
+    link_a = np.empty(2 * count + 1, dtype=np.bool_)
+    first_a = np.empty(2 * count + 1, dtype=np.int64)
+    last_a = np.empty(2 * count + 1, dtype=np.int64)
+    cdef int[:] tag_ids = ids_a
+    cdef int[:] parents = parents_a
+    cdef int[:] depths = depths_a
+    cdef int[:] subtree_ends = ends_a
+    cdef int[:] chunk_starts = starts_c
+    cdef int[:] chunk_ends = ends_c
+    cdef int[:] lines = lines_a
+    cdef int[:] owner = owner_a
+    cdef cnp.npy_bool[:] in_link = link_a
+    cdef long long[:] chunk_first = first_a
+    cdef long long[:] chunk_last = last_a
+    cdef _Names names = _Names()
+    cdef int[256] stack
+    cdef list deep_stack = []
+    cdef int depth = 0
+    cdef int index = 0
+    cdef int current
+    cdef int links_open = 0
+    cdef Py_ssize_t n_chunks = 0
+    cdef TextBuffer buffer
+    buffer.data = NULL
+    buffer.size = buffer.capacity = buffer.chars = buffer.chunk_start = 0
+    buffer.in_chunk = buffer.pending = False
+    node = start
+    try:
+        while True:
+            # enter node
+            current = index
+            index += 1
+            tag_ids[current] = names.lookup(<const char*>node.name)
+            parents[current] = _top(stack, deep_stack, depth)
+            depths[current] = depth
+            lines[current] = node.line
+            chunk_starts[current] = n_chunks
+            _push(stack, deep_stack, depth, current)
+            depth += 1
+            if node.name[0] == 97 and node.name[1] == 0:  # <a>
+                links_open += 1
+            child = _text_run(&buffer, node.children)
+            if buffer.in_chunk:
+                owner[n_chunks] = current
+                in_link[n_chunks] = links_open > 0
+                chunk_first[n_chunks] = buffer.chunk_start
+                chunk_last[n_chunks] = buffer.chars
+                n_chunks += 1
+                buffer.in_chunk = False
+            if child is not NULL:
+                node = child
+                continue
+            # leave nodes until one has a next element sibling
+            while True:
+                depth -= 1
+                current = _top(stack, deep_stack, depth + 1)
+                _pop(deep_stack, depth)
+                chunk_ends[current] = n_chunks
+                subtree_ends[current] = index
+                if node.name[0] == 97 and node.name[1] == 0:  # </a>
+                    links_open -= 1
+                if node is start:
+                    break
+                child = _text_run(&buffer, node.next)
+                if buffer.in_chunk:
+                    owner[n_chunks] = _top(stack, deep_stack, depth)
+                    in_link[n_chunks] = links_open > 0
+                    chunk_first[n_chunks] = buffer.chunk_start
+                    chunk_last[n_chunks] = buffer.chars
+                    n_chunks += 1
+                    buffer.in_chunk = False
+                if child is not NULL:
+                    node = child
+                    break
+                node = node.parent
+            if node is start and depth == 0:
+                break
+        text = PyUnicode_DecodeUTF8(buffer.data, buffer.size, "replace")
+        index_arrays = _text_index(<const unsigned char*>buffer.data, buffer.size, buffer.chars)
+    finally:
+        PyMem_Free(buffer.data)
+    return (ids_a, names.vocab, parents_a, depths_a, ends_a, starts_c, ends_c, lines_a, text,
+            first_a[:n_chunks].copy(), last_a[:n_chunks].copy(), link_a[:n_chunks].copy(),
+            owner_a[:n_chunks].copy(), index_arrays)
+
+
+cdef tuple _text_index(const unsigned char* data, Py_ssize_t size, Py_ssize_t chars):
+    """What ``denoise.texthash.PageText`` computes from the text's UTF-8 bytes, in one loop."""
+    prefix_a = np.empty(size + 1, dtype=np.uint64)
+    spaces_a = np.empty(size + 1, dtype=np.int64)
+    cdef cnp.uint64_t[:] prefix = prefix_a
+    cdef long long[:] spaces = spaces_a
+    cdef cnp.uint64_t power = 1
+    cdef cnp.uint64_t inverse = Q_INV
+    cdef Py_ssize_t i
+    cdef Py_ssize_t k = 0
+    prefix[0] = 0
+    spaces[0] = 0
+    for i in range(size):
+        prefix[i + 1] = prefix[i] + <cnp.uint64_t>data[i] * power
+        power = power * inverse
+        spaces[i + 1] = spaces[i] + (data[i] == 32)
+    if chars == size:
+        return prefix_a, spaces_a, None
+    byte_of_a = np.empty(chars + 1, dtype=np.int64)
+    cdef long long[:] byte_of = byte_of_a
+    for i in range(size):
+        if (data[i] & 0xC0) != 0x80:
+            byte_of[k] = i
+            k += 1
+    byte_of[chars] = size
+    return prefix_a, spaces_a, byte_of_a
+
+
+cdef inline int _top(int* stack, list deep_stack, int depth):
+    """The element open at ``depth - 1`` (-1 at the top)."""
+    if depth <= 0:
+        return -1
+    if depth <= 256:
+        return stack[depth - 1]
+    return deep_stack[depth - 257]
+
+
+cdef inline void _push(int* stack, list deep_stack, int depth, int value):
+    if depth < 256:
+        stack[depth] = value
+    else:
+        deep_stack.append(value)
+
+
+cdef inline void _pop(list deep_stack, int depth):
+    if depth >= 256:
+        deep_stack.pop()
+
+
+def fill_down(const int[:] parents, const int[:] marks):
+    """Per node, the mark of its nearest marked ancestor-or-self (-1 where none); preorder."""
+    cdef Py_ssize_t n = parents.shape[0]
+    out_a = np.empty(n, dtype=np.int32)
+    cdef int[:] out = out_a
+    cdef Py_ssize_t i
+    for i in range(n):
+        out[i] = marks[i]
+        if out[i] < 0 and parents[i] >= 0:
+            out[i] = out[parents[i]]
+    return out_a
+
+
+def and_down(const int[:] parents, const cnp.npy_bool[:] flags):
+    """Per node, whether it and all its ancestors are flagged; preorder."""
+    cdef Py_ssize_t n = parents.shape[0]
+    out_a = np.empty(n, dtype=np.bool_)
+    cdef cnp.npy_bool[:] out = out_a
+    cdef Py_ssize_t i
+    for i in range(n):
+        out[i] = flags[i] and (parents[i] < 0 or out[parents[i]])
+    return out_a
+
+
+def or_up(const int[:] parents, const cnp.npy_bool[:] flags):
+    """Per node, whether any proper descendant is flagged; preorder."""
+    cdef Py_ssize_t n = parents.shape[0]
+    out_a = np.zeros(n, dtype=np.bool_)
+    cdef cnp.npy_bool[:] out = out_a
+    cdef Py_ssize_t i
+    for i in range(n - 1, -1, -1):
+        if parents[i] >= 0 and (out[i] or flags[i]):
+            out[parents[i]] = True
+    return out_a

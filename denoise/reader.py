@@ -1,0 +1,652 @@
+"""Any input to a stream of pages: the one reader every command uses.
+
+``read_pages`` takes paths and yields a ``Page`` for every HTML page it finds, or a
+``Skipped`` for every item it cannot use, and goes on. What a path holds is decided
+by what it is:
+
+- a directory: every ``.html``, ``.htm``, ``.html.gz``, ``.htm.gz`` file under it,
+  in sorted order, leaving out folders whose name starts with ``_`` or ``.`` (gold
+  text, caches) and hidden files;
+- a tar archive (``.tar``, ``.tar.gz``, ``.tgz``, ``.tar.xz``, ``.tar.bz2``): the
+  same rules over its member names, read as a stream, never unpacked to disk;
+- a WARC file (``.warc``, ``.warc.gz`` or anything starting with ``WARC/``): the
+  HTML responses in it;
+- JSON lines (``.jsonl``, ``.ndjson``, optionally gzipped): one
+  ``{"url": ..., "html": ...}`` object a line;
+- ``-``: standard input, sniffed (gzip, WARC, JSON lines or one HTML page);
+- any other file: one HTML page (sniffed first like standard input).
+
+Gzip is recognised by its magic bytes wherever it occurs. No single bad item
+(empty, binary, too large, truncated, unreadable, missing) raises: it becomes a
+``Skipped`` that names it.
+"""
+
+from __future__ import annotations
+
+import gzip
+import io
+import json
+import lzma
+import os
+import re
+import stat
+import sys
+import tarfile
+import zlib
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+from typing import BinaryIO
+
+from warcio.archiveiterator import ArchiveIterator
+from warcio.recordloader import ArcWarcRecord
+
+from denoise.decode import DEFAULT_MAX_BYTES, charset_from_header, decode_html
+from denoise.errors import PageError
+from denoise.page import Page, site_of
+
+__all__ = ["Skipped", "read_pages"]
+
+_HTML_SUFFIXES = (".html", ".htm", ".html.gz", ".htm.gz")
+_TAR_SUFFIXES = (".tar", ".tar.gz", ".tgz", ".tar.xz", ".txz", ".tar.bz2", ".tbz2", ".tbz")
+_WARC_SUFFIXES = (".warc", ".warc.gz")
+_JSONL_SUFFIXES = (".jsonl", ".jsonl.gz", ".ndjson", ".ndjson.gz")
+_HTML_TYPES = frozenset({"text/html", "application/xhtml+xml"})
+_GZIP_MAGIC = b"\x1f\x8b"
+_SNIFF_BYTES = 64
+_CHUNK = 1 << 16
+_LINE_BREAKS = re.compile(r"\s*[\r\n]+\s*")
+
+
+@dataclass(frozen=True, slots=True)
+class Skipped:
+    """An input item that could not be read; a batch counts it and goes on.
+
+    ``source`` names the item: a path, ``archive:member``, ``file.warc.gz#record N``
+    or ``file.jsonl:LINE``; ``reason`` says why it was left out.
+    """
+
+    source: str
+    reason: str
+
+    def __str__(self) -> str:
+        return _LINE_BREAKS.sub(" ", f"{self.source}: {self.reason}")
+
+
+class _Truncated(Exception):  # internal signal, never escapes the module
+    """Compressed input ended before its end marker.
+
+    Raised instead of ``EOFError``, which warcio takes for a clean end of the file.
+    """
+
+
+class _GzipStream(gzip.GzipFile):
+    """A gzip reader for damaged files.
+
+    Its truncation error cannot be mistaken for end of file, and ``read`` first
+    returns every byte that could be decompressed, raising at the next call.
+    """
+
+    _pending: _Truncated | None = None
+
+    def read(self, size: int | None = -1) -> bytes:
+        if self._pending is not None:
+            raise self._pending
+        if size is None or size < 0:
+            try:
+                return super().read()
+            except EOFError as error:
+                raise _Truncated(str(error)) from None
+        parts: list[bytes] = []
+        while size > 0:
+            try:
+                data = super().read1(size)
+            except EOFError as error:
+                if not parts:
+                    raise _Truncated(str(error)) from None
+                self._pending = _Truncated(str(error))
+                break
+            if not data:
+                break
+            parts.append(data)
+            size -= len(data)
+        return b"".join(parts)
+
+    def read1(self, size: int = -1) -> bytes:
+        if self._pending is not None:
+            raise self._pending
+        try:
+            return super().read1(size)
+        except EOFError as error:
+            raise _Truncated(str(error)) from None
+
+    def readline(self, size: int | None = -1) -> bytes:
+        if self._pending is not None:
+            raise self._pending
+        try:
+            return super().readline(size)
+        except EOFError as error:
+            raise _Truncated(str(error)) from None
+
+
+class _Prefixed:
+    """``head`` (bytes already read) followed by the rest of ``stream``, unbuffered.
+
+    Not an ``io.BufferedReader``: that one drops the bytes it has gathered when a
+    read fails half-way, and a truncated gzip file fails exactly there.
+    """
+
+    def __init__(self, head: bytes, stream: BinaryIO) -> None:
+        self._head = head
+        self._stream = stream
+
+    def readable(self) -> bool:
+        return True
+
+    def seekable(self) -> bool:
+        return False
+
+    def read(self, size: int | None = -1) -> bytes:
+        if not self._head:
+            return self._stream.read(size)
+        if size is None or size < 0:
+            data, self._head = self._head + self._stream.read(), b""
+            return data
+        data, self._head = self._head[:size], self._head[size:]
+        return data
+
+    def readline(self, size: int | None = -1) -> bytes:
+        if not self._head:
+            return self._stream.readline(size)
+        limit = len(self._head) if size is None or size < 0 else min(size, len(self._head))
+        end = self._head.find(b"\n", 0, limit)
+        if end >= 0 or limit == size:
+            cut = end + 1 if end >= 0 else limit
+            data, self._head = self._head[:cut], self._head[cut:]
+            return data
+        data, self._head = self._head, b""
+        rest = size - len(data) if size is not None and size >= 0 else -1
+        return data + self._stream.readline(rest)
+
+
+#: What a single bad item can raise while it is read; each becomes a ``Skipped``.
+_ITEM_ERRORS = (
+    OSError, EOFError, ValueError, zlib.error, lzma.LZMAError, tarfile.TarError, _Truncated,
+)
+
+
+def read_pages(
+    inputs: Sequence[str | Path],
+    *,
+    site: str | None = None,
+    max_bytes: int = DEFAULT_MAX_BYTES,
+) -> Iterator[Page | Skipped]:
+    """Yield a ``Page`` for every HTML page in ``inputs``, a ``Skipped`` for every bad item.
+
+    ``site``, when given, is the site of every page; otherwise a page's site is its
+    folder (directories, archives), its URL's host (WARC, JSON lines) or ``stdin``.
+    Pages over ``max_bytes`` bytes (after decompression) are skipped. The result is
+    a lazy iterator: pages are read one at a time, as they are asked for.
+    """
+    if isinstance(inputs, str | os.PathLike):
+        inputs = [inputs]  # one path, not a sequence of one-letter paths
+    if max_bytes < 1:
+        raise ValueError(f"max_bytes must be positive, not {max_bytes}")
+    return _pages(list(inputs), site or None, max_bytes)
+
+
+def _pages(inputs: list[str | Path], site: str | None, max_bytes: int) -> Iterator[Page | Skipped]:
+    for given in inputs:
+        name = os.fspath(given)
+        if name == "-":
+            yield from _read_stdin(site, max_bytes)
+            continue
+        path = Path(name)
+        try:
+            info = path.stat()
+        except (OSError, ValueError) as error:
+            yield Skipped(name, _reason(error))
+            continue
+        lower = path.name.lower()
+        if stat.S_ISDIR(info.st_mode):
+            yield from _read_directory(path, name, site, max_bytes)
+        elif lower.endswith(_TAR_SUFFIXES):
+            yield from _read_tar(path, name, site, max_bytes)
+        else:
+            size = info.st_size if stat.S_ISREG(info.st_mode) else None
+            yield from _read_file(path, name, site, max_bytes, size)
+
+
+# --- directories and archives --------------------------------------------------------
+
+
+def _read_directory(
+    root: Path, name: str, site: str | None, max_bytes: int
+) -> Iterator[Page | Skipped]:
+    top = _folder_name(root)
+    found = False
+    for item in _walk(root, PurePosixPath()):
+        if isinstance(item, Skipped):
+            yield item
+            continue
+        found = True
+        path = root / item
+        yield _read_html_file(
+            path, str(path), page_id=item.as_posix(), site=site or _folder_site(item, top),
+            max_bytes=max_bytes,
+        )
+    if not found:
+        yield Skipped(name, "no .html or .htm files in this folder")
+
+
+def _walk(root: Path, folder: PurePosixPath) -> Iterator[PurePosixPath | Skipped]:
+    """HTML files under ``root / folder`` in sorted order, as paths relative to ``root``."""
+    try:
+        with os.scandir(root / folder) as scan:
+            entries = sorted(scan, key=lambda entry: entry.name)
+    except OSError as error:
+        yield Skipped(str(root / folder), _reason(error))
+        return
+    for entry in entries:
+        if entry.name.startswith("."):
+            continue
+        try:
+            is_dir = entry.is_dir(follow_symlinks=False)
+            is_file = not is_dir and entry.is_file()
+        except OSError:
+            continue
+        if is_dir:
+            if not entry.name.startswith("_"):
+                yield from _walk(root, folder / entry.name)
+        elif is_file and entry.name.lower().endswith(_HTML_SUFFIXES):
+            yield folder / entry.name
+
+
+def _read_tar(path: Path, name: str, site: str | None, max_bytes: int) -> Iterator[Page | Skipped]:
+    top = _archive_stem(path.name)
+    found = False
+    try:
+        with path.open("rb") as raw, tarfile.open(fileobj=raw, mode="r|*") as tar:
+            while (member := tar.next()) is not None:
+                # A stream-mode TarFile remembers every member; forget them to stay flat.
+                tar.members = []
+                member_path = PurePosixPath(member.name)
+                if not member.isfile() or not _wanted_member(member_path):
+                    continue
+                found = True
+                member_id = member_path.as_posix()
+                source = f"{name}:{member_id}"
+                if member.size > max_bytes:
+                    yield Skipped(source, _too_large(max_bytes, member.size))
+                    continue
+                member_file = tar.extractfile(member)
+                # Errors reading these bytes are the archive's: they end it (outer except).
+                data = member_file.read() if member_file is not None else b""
+                yield _read_html_item(
+                    io.BytesIO(data), source, page_id=member_id,
+                    site=site or _folder_site(member_path, top), max_bytes=max_bytes,
+                    size=len(data),
+                )
+    except _ITEM_ERRORS as error:
+        yield Skipped(name, _reason(error))
+        return
+    if not found:
+        yield Skipped(name, "no .html or .htm files in this archive")
+
+
+def _wanted_member(path: PurePosixPath) -> bool:
+    *folders, file_name = path.parts or ("",)
+    return (
+        file_name.lower().endswith(_HTML_SUFFIXES)
+        and not file_name.startswith(".")
+        and not any(folder.startswith(("_", ".")) for folder in folders if folder != "/")
+    )
+
+
+def _folder_site(relative: PurePosixPath, top: str) -> str:
+    parent = relative.parent.as_posix()
+    return top if parent in (".", "/") else parent
+
+
+def _folder_name(path: Path) -> str:
+    return Path(os.path.normpath(path.absolute())).name
+
+
+def _archive_stem(file_name: str) -> str:
+    lower = file_name.lower()
+    for suffix in sorted(_TAR_SUFFIXES, key=len, reverse=True):
+        if lower.endswith(suffix):
+            return file_name[: -len(suffix)]
+    return file_name
+
+
+# --- single files and standard input -------------------------------------------------
+
+
+def _read_file(
+    path: Path, name: str, site: str | None, max_bytes: int, size: int | None
+) -> Iterator[Page | Skipped]:
+    lower = path.name.lower()
+    default_site = _folder_name(path.parent) if path.name else ""
+    if lower.endswith(_HTML_SUFFIXES):
+        yield _read_html_file(
+            path, name, page_id=name, site=site or default_site, max_bytes=max_bytes
+        )
+        return
+    kind = (
+        "warc" if lower.endswith(_WARC_SUFFIXES)
+        else "jsonl" if lower.endswith(_JSONL_SUFFIXES)
+        else None
+    )
+    try:
+        stream = path.open("rb")
+    except OSError as error:
+        yield Skipped(name, _reason(error))
+        return
+    with stream:
+        yield from _read_stream(
+            stream, name, kind=kind, site=site, default_site=default_site,
+            max_bytes=max_bytes, size=size,
+        )
+
+
+def _read_stdin(site: str | None, max_bytes: int) -> Iterator[Page | Skipped]:
+    stdin = getattr(sys.stdin, "buffer", None)
+    if stdin is None:
+        yield Skipped("-", "standard input is closed or cannot be read as bytes")
+        return
+    yield from _read_stream(
+        stdin, "-", kind=None, site=site, default_site="stdin", max_bytes=max_bytes, size=None
+    )
+
+
+def _read_stream(
+    stream: BinaryIO,
+    source: str,
+    *,
+    kind: str | None,
+    site: str | None,
+    default_site: str,
+    max_bytes: int,
+    size: int | None,
+) -> Iterator[Page | Skipped]:
+    """Read a WARC, JSON lines or HTML stream, gzipped or not; ``kind`` None = sniff."""
+    try:
+        head, stream = _peek(stream, _SNIFF_BYTES)
+        if head.startswith(_GZIP_MAGIC):
+            stream = _GzipStream(fileobj=stream)
+            head, stream = _peek(stream, _SNIFF_BYTES)
+            size = None
+    except _ITEM_ERRORS as error:
+        yield Skipped(source, _reason(error))
+        return
+    if kind is None:
+        kind = _sniff_kind(head)
+    if kind == "warc":
+        yield from _read_warc(stream, source, site, max_bytes)
+    elif kind == "jsonl":
+        yield from _read_jsonl(stream, source, site, max_bytes)
+    else:
+        yield _read_html_item(
+            stream, source, page_id=source, site=site or default_site, max_bytes=max_bytes,
+            size=size,
+        )
+
+
+def _sniff_kind(head: bytes) -> str:
+    if head.startswith(b"WARC/"):
+        return "warc"
+    if head.removeprefix(b"\xef\xbb\xbf").lstrip().startswith(b"{"):
+        return "jsonl"
+    return "html"
+
+
+# --- one HTML page ---------------------------------------------------------------------
+
+
+def _read_html_file(
+    path: Path, source: str, *, page_id: str, site: str, max_bytes: int
+) -> Page | Skipped:
+    try:
+        with path.open("rb") as stream:
+            info = os.fstat(stream.fileno())
+            size = info.st_size if stat.S_ISREG(info.st_mode) else None
+            return _read_html_item(
+                stream, source, page_id=page_id, site=site, max_bytes=max_bytes, size=size
+            )
+    except _ITEM_ERRORS as error:  # opening it, mostly: reading errors are caught below
+        return Skipped(source, _reason(error))
+
+
+def _read_html_item(
+    stream: BinaryIO, source: str, *, page_id: str, site: str, max_bytes: int,
+    size: int | None,
+) -> Page | Skipped:
+    """One HTML page from ``stream`` (gzipped or not), ``size`` bytes long if known."""
+    try:
+        head, stream = _peek(stream, 2)
+        if head == _GZIP_MAGIC:
+            stream = _GzipStream(fileobj=stream)
+            size = None
+        if size is not None and size > max_bytes:
+            raise PageError(source, _too_large(max_bytes, size))
+        data = _read_at_most(stream, max_bytes + 1)
+        if len(data) > max_bytes:
+            raise PageError(source, _too_large(max_bytes))
+        html = decode_html(data, source, max_bytes=max_bytes)
+    except _ITEM_ERRORS as error:
+        return Skipped(source, _reason(error))
+    return Page(id=page_id, html=html, url=None, site=site)
+
+
+# --- WARC ------------------------------------------------------------------------------
+
+
+def _read_warc(
+    stream: BinaryIO, source: str, site: str | None, max_bytes: int
+) -> Iterator[Page | Skipped]:
+    """HTML responses of a WARC stream (already decompressed: see ``_read_stream``)."""
+    records = ArchiveIterator(stream)
+    number = 0
+    while True:
+        where = f"{source}#record {number + 1}"
+        try:
+            record = next(records)
+        except StopIteration:
+            # warcio takes a record header cut short for the end of the file.
+            offset = getattr(records, "offset", None)  # where the last whole record ended
+            if isinstance(offset, int) and offset < _position(getattr(records, "fh", None), offset):
+                yield Skipped(where, "truncated: the file ends inside a record header")
+            elif number == 0:
+                yield Skipped(source, "empty file: no WARC records")
+            return
+        # warcio signals a broken file with many exception types (ArchiveLoadFailed,
+        # StatusAndHeadersParserException, plain Exception...): none may escape.
+        except Exception as error:
+            yield Skipped(where, _reason(error))
+            return
+        number += 1
+        if record.format != "warc":  # warcio also reads ARC, and takes odd text for ARC
+            yield Skipped(where, "not a valid WARC (an ARC file, or not an archive at all)")
+            return
+        try:
+            item = _warc_item(record, where, site, max_bytes)
+        except _Truncated as error:  # the rest of the file is gone
+            yield Skipped(where, _reason(error))
+            return
+        except Exception as error:  # one bad record: go on with the next
+            item = Skipped(where, _reason(error))
+        if item is not None:
+            yield item
+
+
+def _warc_item(
+    record: ArcWarcRecord, where: str, site: str | None, max_bytes: int
+) -> Page | Skipped | None:
+    """The page of one WARC record, a ``Skipped``, or None for a record that is no page."""
+    content_type = record.http_headers.get_header("Content-Type") if record.http_headers else None
+    wanted = (
+        record.rec_type == "response"
+        and record.http_headers is not None
+        and _is_html_type(content_type)
+    )
+    data = _read_at_most(record.content_stream(), max_bytes + 1) if wanted else b""
+    missing = _drain(record.raw_stream)
+    if not record.rec_headers.get_header("Content-Length"):
+        return Skipped(where, "truncated or malformed record header: no Content-Length")
+    if missing:
+        plural = "s" if missing != 1 else ""
+        return Skipped(where, f"truncated record: the file ends {missing:,} byte{plural} early")
+    if not wanted:
+        return None
+    if len(data) > max_bytes:
+        return Skipped(where, _too_large(max_bytes))
+    url = (record.rec_headers.get_header("WARC-Target-URI") or "").strip("<> ") or None
+    try:
+        html = decode_html(
+            data, where, header_charset=charset_from_header(content_type), max_bytes=max_bytes
+        )
+    except PageError as error:
+        return Skipped(where, f"{error.reason} ({url})" if url else error.reason)
+    return Page(id=url or where, html=html, url=url, site=site or _site_of(url))
+
+
+def _is_html_type(content_type: str | None) -> bool:
+    media_type = (content_type or "").split(";", 1)[0].strip().lower()
+    return not media_type or media_type in _HTML_TYPES
+
+
+def _drain(stream: BinaryIO) -> int:
+    """Read ``stream`` (a warcio LimitReader) to its end; the bytes it still lacked."""
+    while stream.read(_CHUNK):
+        pass
+    return max(getattr(stream, "limit", 0) or 0, 0)
+
+
+# --- JSON lines ------------------------------------------------------------------------
+
+
+def _read_jsonl(
+    stream: BinaryIO, source: str, site: str | None, max_bytes: int
+) -> Iterator[Page | Skipped]:
+    # JSON escaping can make the page up to six times longer (\u003c for "<").
+    line_limit = 6 * max_bytes + _CHUNK
+    number = 0
+    while True:
+        try:
+            line = stream.readline(line_limit)
+            overlong = len(line) >= line_limit and not line.endswith(b"\n")
+            if overlong:
+                while (rest := stream.readline(line_limit)) and not rest.endswith(b"\n"):
+                    pass
+        except _ITEM_ERRORS as error:  # a truncated or corrupt file: nothing more to read
+            yield Skipped(f"{source}:{number + 1}", _reason(error))
+            return
+        if not line:
+            return
+        number += 1
+        where = f"{source}:{number}"
+        if overlong:
+            yield Skipped(where, _too_large(max_bytes))
+        elif line.strip():
+            yield _jsonl_item(line, where, site, max_bytes)
+
+
+def _jsonl_item(line: bytes, where: str, site: str | None, max_bytes: int) -> Page | Skipped:
+    try:
+        entry = json.loads(line)
+    except ValueError as error:
+        return Skipped(where, f"not JSON ({error})")
+    if not isinstance(entry, dict):
+        return Skipped(where, f"not a JSON object but {type(entry).__name__}")
+    html = entry.get("html")
+    if not isinstance(html, str):
+        what = "no" if html is None else f"a {type(html).__name__}, not a string, as"
+        return Skipped(where, f'{what} "html" field')
+    url = entry.get("url")
+    url = url.strip() or None if isinstance(url, str) else None
+    given_id = entry.get("id")
+    page_id = str(given_id) if given_id not in (None, "") else url or where
+    try:
+        # The text is already decoded: UTF-8 in, UTF-8 out, whatever a <meta> says.
+        text = decode_html(
+            html.encode("utf-8", errors="replace"), where, header_charset="utf-8",
+            max_bytes=max_bytes,
+        )
+    except PageError as error:
+        return Skipped(where, error.reason)
+    return Page(id=page_id, html=text, url=url, site=site or _site_of(url))
+
+
+# --- helpers ---------------------------------------------------------------------------
+
+
+def _peek(stream: BinaryIO, count: int) -> tuple[bytes, BinaryIO]:
+    """The first ``count`` bytes of ``stream``, and a stream that still starts with them."""
+    position = None
+    if not isinstance(stream, gzip.GzipFile):  # its seek() re-reads the whole file
+        try:
+            position = stream.tell() if stream.seekable() else None
+        except (OSError, ValueError):
+            position = None
+    head = _read_at_most(stream, count)
+    if position is not None:
+        stream.seek(position)
+        return head, stream
+    return head, _Prefixed(head, stream)  # type: ignore[return-value]
+
+
+def _read_at_most(stream: BinaryIO, limit: int) -> bytes:
+    """Up to ``limit`` bytes of ``stream``: all of it when shorter."""
+    parts = []
+    while limit > 0:
+        data = stream.read(min(limit, _CHUNK))
+        if not data:
+            break
+        parts.append(data)
+        limit -= len(data)
+    return b"".join(parts)
+
+
+def _position(stream: BinaryIO | None, default: int) -> int:
+    try:
+        return stream.tell()
+    except (OSError, ValueError, AttributeError):
+        return default
+
+
+def _too_large(max_bytes: int, size: int | None = None) -> str:
+    amount = f"{size:,} bytes" if size is not None else f"over {max_bytes:,} bytes"
+    return f"too large: {amount} (limit {max_bytes:,}; see --max-bytes)"
+
+
+def _site_of(url: str | None) -> str:
+    try:
+        return site_of(url)
+    except ValueError:  # a malformed URL, such as "http://[::1"
+        return ""
+
+
+def _reason(error: BaseException) -> str:
+    """One line saying why an item could not be read."""
+    if isinstance(error, PageError):
+        return error.reason
+    if isinstance(error, _Truncated | EOFError):
+        return "truncated: the compressed data ends early"
+    if isinstance(error, FileNotFoundError):
+        return "no such file or directory"
+    if isinstance(error, PermissionError):
+        return "cannot read: permission denied"
+    if isinstance(error, gzip.BadGzipFile | zlib.error):
+        return f"corrupt gzip data ({error})"
+    if isinstance(error, lzma.LZMAError):
+        return f"corrupt xz data ({error})"
+    if isinstance(error, tarfile.TarError):
+        return f"unreadable tar archive ({error})"
+    if isinstance(error, OSError):
+        return f"cannot read: {error.strerror or error}"
+    name = type(error).__name__
+    message = str(error)
+    if name == "ArchiveLoadFailed":
+        return f"not a valid WARC ({message.strip()})"
+    return f"{name}: {message}" if message else name

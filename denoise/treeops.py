@@ -1,0 +1,68 @@
+"""Loops over a tree given as a preorder parent array, compiled where built.
+
+Each runs once per page over every element or block, so it is compiled
+(``denoise._compiled``) where the extension was built; the Python versions here are
+the fallback and the reference the tests compare against.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+try:
+    from denoise import _compiled
+except ImportError:  # the compiled extension is optional
+    _compiled = None
+
+
+def fill_down_python(parents: np.ndarray, marks: np.ndarray) -> np.ndarray:
+    """Per node, the mark of its nearest marked (>= 0) ancestor-or-self, -1 where none."""
+    out = marks.tolist()
+    for index, parent in enumerate(parents.tolist()):
+        if out[index] < 0 and parent >= 0:
+            out[index] = out[parent]
+    return np.array(out, dtype=np.int32)
+
+
+def and_down_python(parents: np.ndarray, flags: np.ndarray) -> np.ndarray:
+    """Per node, whether it and every ancestor are flagged."""
+    out = flags.tolist()
+    for index, parent in enumerate(parents.tolist()):
+        if parent >= 0 and not out[parent]:
+            out[index] = False
+    return np.array(out, dtype=bool)
+
+
+def or_up_python(parents: np.ndarray, flags: np.ndarray) -> np.ndarray:
+    """Per node, whether any proper descendant is flagged."""
+    out = [False] * len(parents)
+    flag = flags.tolist()
+    parent_of = parents.tolist()
+    for index in range(len(out) - 1, -1, -1):
+        parent = parent_of[index]
+        if parent >= 0 and (out[index] or flag[index]):
+            out[parent] = True
+    return np.array(out, dtype=bool)
+
+
+def fill_down(parents: np.ndarray, marks: np.ndarray) -> np.ndarray:
+    """:func:`fill_down_python`, compiled where available."""
+    if _compiled is None:
+        return fill_down_python(parents, marks)
+    return _compiled.fill_down(parents.astype(np.int32, copy=False),
+                               marks.astype(np.int32, copy=False))
+
+
+def and_down(parents: np.ndarray, flags: np.ndarray) -> np.ndarray:
+    """:func:`and_down_python`, compiled where available."""
+    if _compiled is None:
+        return and_down_python(parents, flags)
+    return _compiled.and_down(parents.astype(np.int32, copy=False),
+                              flags.astype(bool, copy=False))
+
+
+def or_up(parents: np.ndarray, flags: np.ndarray) -> np.ndarray:
+    """:func:`or_up_python`, compiled where available."""
+    if _compiled is None:
+        return or_up_python(parents, flags)
+    return _compiled.or_up(parents.astype(np.int32, copy=False), flags.astype(bool, copy=False))

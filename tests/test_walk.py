@@ -1,0 +1,60 @@
+"""The compiled walk and the Python walk must agree to the last offset."""
+
+import numpy as np
+import pytest
+
+from denoise import blocks
+from denoise.blocks import index_dom
+from denoise.html import parse_html
+from denoise.texthash import index_text
+
+PAGES = [
+    "<html><body><p>plain text</p></body></html>",
+    "<html><body>\u00a0lead <b>bold</b>\u2003tail\u3000end <a href='x'>link <i>in</i> "
+    "link</a> after</body></html>",
+    "<html><body><div>caf\u00e9 \u2028 na\u00efve\t\n<![CDATA[cdata]]>  x</div>"
+    "<ul><li>one</li><li>\u0085two\u1680</li></ul></body></html>",
+    "<html><body>" + "<div>" * 300 + "deep" + "</div>" * 300 + "tail</body></html>",
+    "<html><body><table><tr><td>a</td><td></td><td>  </td></tr></table>\u200b zero-width "
+    "\u200a hair</body></html>",
+    "<html><head><title>t</title></head><body><!-- c --><p>x<br>y</p><script>no</script>"
+    "</body></html>",
+    "",
+]
+
+
+def walks(html: str):
+    root = parse_html(html or "<html></html>")
+    return index_dom(root, compiled=False), index_dom(root, compiled=True)
+
+
+@pytest.mark.skipif(blocks.WALK != "compiled", reason="the compiled walk is not built here")
+@pytest.mark.parametrize("html", PAGES)
+def test_compiled_and_python_walks_agree(html):
+    python, compiled = walks(html)
+    assert python.text == compiled.text
+    assert python.tags == compiled.tags
+    for name in ("parents", "depths", "subtree_ends", "chunk_starts", "chunk_ends", "lines",
+                 "chunk_first", "chunk_last", "chunk_in_link", "chunk_owner"):
+        assert np.array_equal(getattr(python, name), getattr(compiled, name)), name
+    # the compiled walk also indexes the text for digests, as texthash does in numpy
+    prefix, spaces, byte_of = compiled.text_arrays
+    want_prefix, want_spaces, want_byte_of = index_text(python.text)
+    assert np.array_equal(prefix, want_prefix)
+    assert np.array_equal(spaces, want_spaces)
+    assert (byte_of is None and want_byte_of is None) or np.array_equal(byte_of, want_byte_of)
+
+
+@pytest.mark.skipif(blocks.WALK != "compiled", reason="the compiled walk is not built here")
+def test_walks_agree_on_real_pages(dev_site_pages):
+    for page in dev_site_pages:
+        python, compiled = walks(page.html)
+        assert python.text == compiled.text, page.id
+        assert np.array_equal(python.chunk_first, compiled.chunk_first), page.id
+        assert np.array_equal(python.parents, compiled.parents), page.id
+
+
+def test_text_is_whitespace_collapsed_chunks():
+    python = index_dom(parse_html(PAGES[1]), compiled=False)
+    assert python.chunks == ["lead", "bold", "tail end", "link", "in", "link", "after"]
+    assert python.text == " ".join(python.chunks)
