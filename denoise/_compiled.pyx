@@ -61,6 +61,7 @@ cdef struct TextBuffer:
     bint in_chunk           # a chunk is open (a non-space character was written)
     bint pending            # a space is owed before the next character of this chunk
     Py_ssize_t chunk_start  # character offset where the open chunk began
+    Py_ssize_t chunk_byte   # byte offset where the open chunk began
 
 
 cdef int _reserve(TextBuffer* buffer, Py_ssize_t extra) except -1:
@@ -98,6 +99,7 @@ cdef int _append(TextBuffer* buffer, const unsigned char* s) except -1:
             buffer.in_chunk = True
             buffer.pending = False
             buffer.chunk_start = buffer.chars
+            buffer.chunk_byte = buffer.size
         elif buffer.pending:
             buffer.data[buffer.size] = 32
             buffer.size += 1
@@ -121,15 +123,35 @@ cdef xmlNode* _text_run(TextBuffer* buffer, xmlNode* node) except? NULL:
 
 
 cdef class _Names:
-    """Tag names to small ids; libxml2 interns names, so a pointer identifies a name."""
+    """Tag names to small ids; libxml2 interns names, so a pointer identifies a name.
+
+    The first 64 names seen are also kept in a C array searched by pointer, which
+    spares a dictionary lookup (and a boxed integer) per element on most pages.
+    """
     cdef dict ids
     cdef list vocab
+    cdef size_t seen[64]
+    cdef int seen_ids[64]
+    cdef int n_seen
 
     def __cinit__(self):
         self.ids = {}
         self.vocab = []
+        self.n_seen = 0
 
-    cdef int lookup(self, const char* name) except -1:
+    cdef inline int lookup(self, const char* name) except -1:
+        cdef int i
+        for i in range(self.n_seen):
+            if self.seen[i] == <size_t>name:
+                return self.seen_ids[i]
+        found = self._lookup(name)
+        if self.n_seen < 64:
+            self.seen[self.n_seen] = <size_t>name
+            self.seen_ids[self.n_seen] = found
+            self.n_seen += 1
+        return found
+
+    cdef int _lookup(self, const char* name) except -1:
         key = <Py_ssize_t>name
         found = self.ids.get(key)
         if found is not None:
@@ -183,6 +205,8 @@ def walk(root):
     link_a = np.empty(2 * count + 1, dtype=np.bool_)
     first_a = np.empty(2 * count + 1, dtype=np.int64)
     last_a = np.empty(2 * count + 1, dtype=np.int64)
+    byte_first_a = np.empty(2 * count + 1, dtype=np.int64)
+    byte_last_a = np.empty(2 * count + 1, dtype=np.int64)
     cdef int[:] tag_ids = ids_a
     cdef int[:] parents = parents_a
     cdef int[:] depths = depths_a
@@ -194,6 +218,8 @@ def walk(root):
     cdef cnp.npy_bool[:] in_link = link_a
     cdef long long[:] chunk_first = first_a
     cdef long long[:] chunk_last = last_a
+    cdef long long[:] byte_first = byte_first_a
+    cdef long long[:] byte_last = byte_last_a
     cdef _Names names = _Names()
     cdef int[256] stack
     cdef list deep_stack = []
@@ -204,7 +230,7 @@ def walk(root):
     cdef Py_ssize_t n_chunks = 0
     cdef TextBuffer buffer
     buffer.data = NULL
-    buffer.size = buffer.capacity = buffer.chars = buffer.chunk_start = 0
+    buffer.size = buffer.capacity = buffer.chars = buffer.chunk_start = buffer.chunk_byte = 0
     buffer.in_chunk = buffer.pending = False
     node = start
     try:
@@ -227,6 +253,8 @@ def walk(root):
                 in_link[n_chunks] = links_open > 0
                 chunk_first[n_chunks] = buffer.chunk_start
                 chunk_last[n_chunks] = buffer.chars
+                byte_first[n_chunks] = buffer.chunk_byte
+                byte_last[n_chunks] = buffer.size
                 n_chunks += 1
                 buffer.in_chunk = False
             if child is not NULL:
@@ -249,6 +277,8 @@ def walk(root):
                     in_link[n_chunks] = links_open > 0
                     chunk_first[n_chunks] = buffer.chunk_start
                     chunk_last[n_chunks] = buffer.chars
+                    byte_first[n_chunks] = buffer.chunk_byte
+                    byte_last[n_chunks] = buffer.size
                     n_chunks += 1
                     buffer.in_chunk = False
                 if child is not NULL:
@@ -258,40 +288,47 @@ def walk(root):
             if node is start and depth == 0:
                 break
         text = PyUnicode_DecodeUTF8(buffer.data, buffer.size, "replace")
-        index_arrays = _text_index(<const unsigned char*>buffer.data, buffer.size, buffer.chars)
+        chunk_index = _chunk_index(<const unsigned char*>buffer.data, buffer.size,
+                                   byte_first_a[:n_chunks].copy(), byte_last_a[:n_chunks].copy())
     finally:
         PyMem_Free(buffer.data)
     return (ids_a, names.vocab, parents_a, depths_a, ends_a, starts_c, ends_c, lines_a, text,
             first_a[:n_chunks].copy(), last_a[:n_chunks].copy(), link_a[:n_chunks].copy(),
-            owner_a[:n_chunks].copy(), index_arrays)
+            owner_a[:n_chunks].copy(), chunk_index)
 
 
-cdef tuple _text_index(const unsigned char* data, Py_ssize_t size, Py_ssize_t chars):
-    """What ``denoise.texthash.PageText`` computes from the text's UTF-8 bytes, in one loop."""
-    prefix_a = np.empty(size + 1, dtype=np.uint64)
-    spaces_a = np.empty(size + 1, dtype=np.int64)
-    cdef cnp.uint64_t[:] prefix = prefix_a
-    cdef long long[:] spaces = spaces_a
+cdef tuple _chunk_index(const unsigned char* data, Py_ssize_t size, first_a, last_a):
+    """What ``denoise.texthash.index_chunks`` computes, in one loop over the text's bytes."""
+    cdef long long[:] first = first_a
+    cdef long long[:] last = last_a
+    cdef Py_ssize_t n = first.shape[0]
+    prefix_first_a = np.empty(n, dtype=np.uint64)
+    prefix_last_a = np.empty(n, dtype=np.uint64)
+    spaces_first_a = np.empty(n, dtype=np.int64)
+    spaces_last_a = np.empty(n, dtype=np.int64)
+    cdef cnp.uint64_t[:] prefix_first = prefix_first_a
+    cdef cnp.uint64_t[:] prefix_last = prefix_last_a
+    cdef long long[:] spaces_first = spaces_first_a
+    cdef long long[:] spaces_last = spaces_last_a
+    cdef cnp.uint64_t prefix = 0
     cdef cnp.uint64_t power = 1
-    cdef cnp.uint64_t inverse = Q_INV
-    cdef Py_ssize_t i
-    cdef Py_ssize_t k = 0
-    prefix[0] = 0
-    spaces[0] = 0
-    for i in range(size):
-        prefix[i + 1] = prefix[i] + <cnp.uint64_t>data[i] * power
-        power = power * inverse
-        spaces[i + 1] = spaces[i] + (data[i] == 32)
-    if chars == size:
-        return prefix_a, spaces_a, None
-    byte_of_a = np.empty(chars + 1, dtype=np.int64)
-    cdef long long[:] byte_of = byte_of_a
-    for i in range(size):
-        if (data[i] & 0xC0) != 0x80:
-            byte_of[k] = i
-            k += 1
-    byte_of[chars] = size
-    return prefix_a, spaces_a, byte_of_a
+    cdef long long spaces = 0
+    cdef Py_ssize_t i, f = 0, l = 0
+    for i in range(size + 1):
+        # prefix and spaces now cover the bytes before i
+        while f < n and first[f] == i:
+            prefix_first[f] = prefix
+            spaces_first[f] = spaces
+            f += 1
+        while l < n and last[l] == i:
+            prefix_last[l] = prefix
+            spaces_last[l] = spaces
+            l += 1
+        if i < size:
+            prefix = prefix + <cnp.uint64_t>data[i] * power
+            power = power * Q_INV
+            spaces += data[i] == 32
+    return (first_a, last_a, prefix_first_a, prefix_last_a, spaces_first_a, spaces_last_a)
 
 
 cdef inline int _top(int* stack, list deep_stack, int depth):

@@ -22,7 +22,7 @@ from lxml import etree
 
 from denoise.html import parse_html
 from denoise.page import Page
-from denoise.texthash import PageText
+from denoise.texthash import ChunkIndex, index_chunks
 from denoise.treeops import fill_down
 
 #: Kołcz & Yih 4.1: tags "typically rendered in the form of a visual block".
@@ -63,7 +63,7 @@ class DomIndex:
     chunk_last: np.ndarray  # int64, offset one past each chunk's end
     chunk_in_link: np.ndarray  # bool, chunk is anchor text
     chunk_owner: np.ndarray  # int32, innermost element holding the chunk
-    text_arrays: tuple | None = None  # denoise.texthash.index_text(text), if the walk made it
+    chunk_index: ChunkIndex | None = None  # made by the compiled walk, else on demand
 
     @cached_property
     def tags(self) -> list[str]:
@@ -80,8 +80,9 @@ class DomIndex:
 
     def has_tag(self, names: frozenset[str]) -> np.ndarray:
         """Bool per element: its tag is one of ``names``."""
-        wanted = [i for i, name in enumerate(self.vocab) if name in names]
-        return np.isin(self.tag_ids, wanted)
+        wanted = np.fromiter((name in names for name in self.vocab), dtype=bool,
+                             count=len(self.vocab))
+        return wanted[self.tag_ids]
 
     def elements(self) -> list[etree._Element]:
         """The lxml elements in walk order (made on demand: most callers need none)."""
@@ -162,7 +163,8 @@ def index_dom(root: etree._Element, *, compiled: bool | None = None) -> DomIndex
     if use_compiled and _walk_compiled is None:
         raise RuntimeError("the compiled walk (denoise._compiled) is not built here")
     walk = _walk_compiled if use_compiled else _walk_python
-    return DomIndex(root, *walk(root))
+    *parts, chunk_arrays = walk(root)
+    return DomIndex(root, *parts, ChunkIndex(*chunk_arrays) if chunk_arrays else None)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -239,7 +241,7 @@ class PageBlocks:
     elements: np.ndarray  # int32 per block: its element in the walk, -1 for text runs
     shape: DomShape
     attrs: tuple[str, ...] | None = None  # per block, for the layout scheme
-    text_arrays: tuple | None = None  # denoise.texthash.index_text(text), when already made
+    chunk_index: ChunkIndex | None = None  # made by the compiled walk, else on demand
 
     def __len__(self) -> int:
         return len(self.tags)
@@ -264,9 +266,11 @@ class PageBlocks:
         return starts.astype(np.int64), ends.astype(np.int64)
 
     @cached_property
-    def text_index(self) -> PageText:
+    def text_index(self) -> ChunkIndex:
         """The page text indexed for block digests and word counts."""
-        return PageText(self.text, self.text_arrays)
+        if self.chunk_index is not None:
+            return self.chunk_index
+        return index_chunks(self.text, self.chunk_starts, self.chunk_ends)
 
     def block_text(self, index: int) -> str:
         """Text of one block, cut from the page text without building the block."""
@@ -280,7 +284,7 @@ class PageBlocks:
 
     def block_digests(self, kind: int = 0) -> np.ndarray:
         """A 64-bit digest of each block's text (see :mod:`denoise.texthash`)."""
-        return self.text_index.digests(*self.bounds, kind)
+        return self.text_index.digests(self.spans, kind)
 
     def chunk_chars(self) -> np.ndarray:
         """Characters per chunk (int64), the unit of every text-share measure."""
@@ -431,7 +435,7 @@ def segment_dom(page: Page, dom: DomIndex, scheme: str = "blocks") -> PageBlocks
         elements=elements,
         shape=DomShape(dom.tag_ids, dom.vocab, dom.parents),
         attrs=attrs,
-        text_arrays=dom.text_arrays,
+        chunk_index=dom.chunk_index,
     )
 
 

@@ -90,6 +90,11 @@ def _block_record(page: LabeledPage, method: type[SiteMethod]) -> list[dict[str,
     return records
 
 
+def _say(console: Console, line: str) -> None:
+    """One plain line on ``console``: no markup, no colours, no wrapping."""
+    console.print(line, markup=False, highlight=False, soft_wrap=True)
+
+
 def _print_report(reports: list[SiteReport], stream: TextIO, as_json: bool) -> None:
     if as_json:
         for report in reports:
@@ -173,14 +178,14 @@ def site_command(
                 for item in read_pages(inputs, site=site, max_bytes=max_bytes):
                     if isinstance(item, Skipped):
                         skipped.append(str(item))
-                        err.print(f"skipped {item}", markup=False, highlight=False)
+                        _say(err, f"skipped {item}")
                     else:
                         progress.advance(task)
                         yield item
 
             def on_error(error: PageError) -> None:
                 skipped.append(str(error))
-                err.print(f"skipped {error}", markup=False, highlight=False)
+                _say(err, f"skipped {error}")
 
             labelled = label_sites(pages(), make, on_error=on_error)
             if out is None:
@@ -195,16 +200,13 @@ def site_command(
         if store is not None:
             store.close()
     except DenoiseError as error:
-        err.print(f"error: {error}", markup=False, highlight=False)
+        _say(err, f"error: {error}")
         raise typer.Exit(2) from None
     _print_report(list(reports.values()), report_stream, as_json)
     pages_done = sum(r.pages for r in reports.values())
-    err.print(
-        f"{pages_done} pages labelled in {len(reports)} sites, {len(skipped)} skipped, "
-        f"{time.process_time() - started:.1f} CPU seconds"
-        + (f"; blocks written to {out}" if out is not None and str(out) != "-" else ""),
-        markup=False, highlight=False,
-    )
+    _say(err, f"{pages_done} pages labelled in {len(reports)} sites, {len(skipped)} skipped, "
+         f"{time.process_time() - started:.1f} CPU seconds"
+         + (f"; blocks written to {out}" if out is not None and str(out) != "-" else ""))
 
 
 def main() -> None:  # pragma: no cover - console entry point

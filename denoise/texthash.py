@@ -1,17 +1,20 @@
-"""Digests of many substrings of one page text at once, vectorised with numpy.
+"""Digests of block texts, all of a page's blocks at once, vectorised with numpy.
 
-A block's text is a substring of the page text, and the fingerprint methods need
-a digest of every block's text: nested blocks make that quadratic if each text is
-hashed on its own. Instead the page's UTF-8 bytes get one prefix sum of a
-polynomial hash (mod 2^64, multiplier ``Q``), from which any substring's hash is
-two lookups and a multiply; the length and a namespace are mixed in and the result
-goes through the SplitMix64 finalizer. Equal texts get equal digests wherever they
-sit. The hash is not cryptographic: it separates natural texts (collisions about
-2^-64), and crafted inputs (Thue-Morse strings) could collide.
+A block's text is a run of whole chunks of the page text, and the fingerprint
+methods need a digest of every block's text: nested blocks make that quadratic if
+each text is hashed on its own. Instead the page's UTF-8 bytes get one prefix sum
+of a polynomial hash (mod 2**64, multiplier ``Q``), sampled at the chunk bounds,
+from which any run of chunks gets its hash with two lookups and a multiply; the
+length and a namespace are mixed in and the result goes through the SplitMix64
+finalizer. Equal texts get equal digests wherever they sit on the page and however
+their markup cut them into chunks. The hash is not cryptographic: it separates
+natural texts (collisions about 2**-64), and crafted inputs (Thue-Morse strings)
+could collide.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from functools import lru_cache
 
 import numpy as np
@@ -22,15 +25,17 @@ _Q_INV = pow(Q, -1, 1 << 64)
 
 
 @lru_cache(maxsize=40)
-def _powers(size: int) -> tuple[np.ndarray, np.ndarray]:
-    """Q**k and Q**-k for k < size (uint64, wrapping), for a power-of-two size."""
-    forward = np.empty(size, dtype=np.uint64)
-    backward = np.empty(size, dtype=np.uint64)
-    forward[0] = backward[0] = 1
+def _powers(size: int, base: int) -> np.ndarray:
+    """base**k for k < size (uint64, wrapping), for a power-of-two size."""
+    powers = np.empty(size, dtype=np.uint64)
+    powers[0] = 1
     if size > 1:
-        forward[1:] = np.cumprod(np.full(size - 1, Q, dtype=np.uint64))
-        backward[1:] = np.cumprod(np.full(size - 1, _Q_INV, dtype=np.uint64))
-    return forward, backward
+        powers[1:] = np.cumprod(np.full(size - 1, base, dtype=np.uint64))
+    return powers
+
+
+def _bucket(size: int) -> int:
+    return 1 << max(size, 1).bit_length()
 
 
 def _mix(values: np.ndarray) -> np.ndarray:
@@ -41,58 +46,74 @@ def _mix(values: np.ndarray) -> np.ndarray:
     return values ^ (values >> np.uint64(31))
 
 
-def index_text(text: str) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
-    """The arrays behind :class:`PageText`: hash prefix, space prefix, char-to-byte map.
+@dataclass(frozen=True, slots=True)
+class ChunkIndex:
+    """Per chunk of a page text: its byte bounds, and the hash and space prefixes there.
 
-    ``prefix[k]`` is the sum of ``byte[i] * Q**-i`` for ``i < k`` (mod 2**64),
-    ``spaces[k]`` the spaces among the first ``k`` bytes, and ``byte_of[c]`` the
-    byte offset of character ``c`` (None when the text is ASCII). The compiled walk
-    computes the same arrays in its own loop.
+    ``prefix_first[c]`` is the sum of ``byte[i] * Q**-i`` over the bytes before chunk
+    ``c`` (mod 2**64), ``spaces_first[c]`` the spaces before it; ``*_last`` the same
+    at the chunk's end.
+    """
+
+    byte_first: np.ndarray  # int64
+    byte_last: np.ndarray  # int64
+    prefix_first: np.ndarray  # uint64
+    prefix_last: np.ndarray  # uint64
+    spaces_first: np.ndarray  # int64
+    spaces_last: np.ndarray  # int64
+
+    def digests(self, spans: np.ndarray, kind: int = 0) -> np.ndarray:
+        """Signed 64-bit digest of the text of each run of chunks ``[start, end)``."""
+        start, end = spans[:, 0], spans[:, 1]
+        empty = start >= end
+        if not len(self.byte_first):
+            return np.zeros(len(spans), dtype=np.int64)
+        first = np.where(empty, 0, start)
+        last = np.where(empty, 0, end - 1)
+        stop = self.byte_last[last]
+        hashes = (self.prefix_last[last] - self.prefix_first[first])
+        powers = _powers(_bucket(int(self.byte_last[-1]) + 1), Q)
+        hashes = hashes * powers[np.maximum(stop - 1, 0)]
+        lengths = (stop - self.byte_first[first]).astype(np.uint64)
+        salted = hashes ^ (lengths * np.uint64(0xD6E8FEB86659FD93)) ^ np.uint64(kind & _MASK)
+        return np.where(empty, 0, _mix(salted).view(np.int64))
+
+    def word_counts(self, spans: np.ndarray) -> np.ndarray:
+        """Words in the text of each run of chunks (the text is whitespace-collapsed)."""
+        start, end = spans[:, 0], spans[:, 1]
+        empty = start >= end
+        if not len(self.byte_first):
+            return np.zeros(len(spans), dtype=np.int64)
+        first = np.where(empty, 0, start)
+        last = np.where(empty, 0, end - 1)
+        return np.where(empty, 0, self.spaces_last[last] - self.spaces_first[first] + 1)
+
+
+def index_chunks(text: str, chunk_first: np.ndarray, chunk_last: np.ndarray) -> ChunkIndex:
+    """:class:`ChunkIndex` of ``text`` whose chunks span ``[chunk_first, chunk_last)``.
+
+    The compiled walk computes the same arrays in its own loop over the bytes.
     """
     data = np.frombuffer(text.encode("utf-8", "replace"), dtype=np.uint8)
     size = len(data)
-    byte_of = None
-    if size != len(text):
+    if size == len(text):
+        byte_of = None
+        byte_first, byte_last = chunk_first.astype(np.int64), chunk_last.astype(np.int64)
+    else:
         byte_of = np.append(np.flatnonzero((data & 0xC0) != 0x80), size)
-    _, backward = _powers(1 << max(size, 1).bit_length())
+        byte_first, byte_last = byte_of[chunk_first], byte_of[chunk_last]
     prefix = np.zeros(size + 1, dtype=np.uint64)
-    np.cumsum(data.astype(np.uint64) * backward[:size], out=prefix[1:])
+    np.cumsum(data.astype(np.uint64) * _powers(_bucket(size), _Q_INV)[:size], out=prefix[1:])
     spaces = np.zeros(size + 1, dtype=np.int64)
     np.cumsum(data == 32, out=spaces[1:])
-    return prefix, spaces, byte_of
-
-
-class PageText:
-    """One page text, indexed for substring digests and word counts by character offsets."""
-
-    def __init__(self, text: str,
-                 arrays: tuple[np.ndarray, np.ndarray, np.ndarray | None] | None = None) -> None:
-        self._prefix, self._spaces, self._byte_of = arrays or index_text(text)
-        self._size = len(self._prefix) - 1
-        self._forward, _ = _powers(1 << max(self._size, 1).bit_length())
-
-    def _bytes(self, offsets: np.ndarray) -> np.ndarray:
-        offsets = np.asarray(offsets, dtype=np.int64)
-        return offsets if self._byte_of is None else self._byte_of[offsets]
-
-    def digests(self, starts: np.ndarray, ends: np.ndarray, kind: int = 0) -> np.ndarray:
-        """Signed 64-bit digest of ``text[starts[i]:ends[i]]`` for each i."""
-        first, stop = self._bytes(starts), self._bytes(ends)
-        last = np.maximum(stop - 1, 0)
-        hashes = (self._prefix[stop] - self._prefix[first]) * self._forward[last]
-        lengths = (stop - first).astype(np.uint64)
-        salted = hashes ^ (lengths * np.uint64(0xD6E8FEB86659FD93)) ^ np.uint64(kind & _MASK)
-        return _mix(salted).view(np.int64)
-
-    def word_counts(self, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
-        """Words in ``text[starts[i]:ends[i]]`` (the text is whitespace-collapsed)."""
-        first, stop = self._bytes(starts), self._bytes(ends)
-        return np.where(stop > first, self._spaces[stop] - self._spaces[first] + 1, 0)
+    return ChunkIndex(byte_first, byte_last, prefix[byte_first], prefix[byte_last],
+                      spaces[byte_first], spaces[byte_last])
 
 
 def text_digests(texts: list[str], kind: int = 0) -> np.ndarray:
-    """:meth:`PageText.digests` of whole texts: the same digest a substring would get."""
-    joined = " ".join(texts)
+    """Digests of whole texts: the digest a block with the same text gets."""
     lengths = np.fromiter(map(len, texts), dtype=np.int64, count=len(texts))
-    ends = np.cumsum(lengths + 1) - 1
-    return PageText(joined).digests(ends - lengths, ends, kind)
+    last = np.cumsum(lengths + 1) - 1
+    index = index_chunks(" ".join(texts), last - lengths, last)
+    spans = np.stack((np.arange(len(texts)), np.arange(1, len(texts) + 1)), axis=1)
+    return index.digests(spans, kind)

@@ -6,7 +6,7 @@ import pytest
 from denoise import blocks
 from denoise.blocks import index_dom
 from denoise.html import parse_html
-from denoise.texthash import index_text
+from denoise.texthash import index_chunks
 
 PAGES = [
     "<html><body><p>plain text</p></body></html>",
@@ -37,12 +37,10 @@ def test_compiled_and_python_walks_agree(html):
     for name in ("parents", "depths", "subtree_ends", "chunk_starts", "chunk_ends", "lines",
                  "chunk_first", "chunk_last", "chunk_in_link", "chunk_owner"):
         assert np.array_equal(getattr(python, name), getattr(compiled, name)), name
-    # the compiled walk also indexes the text for digests, as texthash does in numpy
-    prefix, spaces, byte_of = compiled.text_arrays
-    want_prefix, want_spaces, want_byte_of = index_text(python.text)
-    assert np.array_equal(prefix, want_prefix)
-    assert np.array_equal(spaces, want_spaces)
-    assert (byte_of is None and want_byte_of is None) or np.array_equal(byte_of, want_byte_of)
+    # the compiled walk also indexes the chunks for digests, as texthash does in numpy
+    want = index_chunks(python.text, python.chunk_first, python.chunk_last)
+    for name in want.__slots__:
+        assert np.array_equal(getattr(compiled.chunk_index, name), getattr(want, name)), name
 
 
 @pytest.mark.skipif(blocks.WALK != "compiled", reason="the compiled walk is not built here")

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections import Counter
+from itertools import repeat
 from pathlib import Path
 from typing import Protocol
 
@@ -65,8 +66,8 @@ class MemoryCounts:
         return page_key in self._seen.get(kind, ())
 
     def lookup(self, keys: np.ndarray, kind: str = "text") -> np.ndarray:
-        counts = self._counts.get(kind, Counter())
-        return np.fromiter((counts[k] for k in keys.tolist()), dtype=np.int64, count=len(keys))
+        get = self._counts.get(kind, Counter()).get
+        return np.fromiter(map(get, keys.tolist(), repeat(0)), dtype=np.int64, count=len(keys))
 
 
 class SiteStore:

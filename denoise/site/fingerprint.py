@@ -58,7 +58,7 @@ def eligible_blocks(page: PageBlocks, min_chars: int, min_unique_words: int) -> 
     A block under a too-short block is skipped with it (Kołcz & Yih 4.1).
     """
     starts, ends = page.bounds
-    words = page.text_index.word_counts(starts, ends)
+    words = page.text_index.word_counts(page.spans)
     eligible = ((ends - starts) >= min_chars) & (words >= min_unique_words)
     text = page.text
     for index in np.flatnonzero(eligible & (words <= _EXACT_WORDS_UP_TO)).tolist():

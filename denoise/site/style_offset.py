@@ -54,14 +54,11 @@ without a bound the single pass is quadratic in the number of pages. When the bo
 is reached, a new signature replaces the oldest cluster that holds a single block,
 or is dropped if there is none.
 
-Labels: ``template`` (reason ``offset``), ``content`` (reason ``frequent``, the
-closest of the shared reasons: the block's words were checked and too few are
-template words), and ``unknown`` (reason ``short``) for a block without own words.
-``support`` is the template-word ratio; every labelled block is an example.
-
-Note: ``LabeledPage.template_chunks`` marks every chunk inside a template block,
-including those of nested blocks labelled content; this method judges each block
-on its own words only.
+Labels: ``template`` (reason ``offset``), ``content`` (reason
+``few-template-words``), and ``unknown`` (reason ``short``) for a block without own
+words. ``support`` is the template-word ratio; every labelled block is an example.
+A label covers the block's own text only (``LabeledPage.own_text_only``): a
+template block may hold content blocks.
 """
 
 from __future__ import annotations
@@ -142,7 +139,7 @@ def _own_words(page: PageBlocks) -> tuple[list[str], np.ndarray, np.ndarray]:
     words: list[str] = []
     blocks: list[int] = []
     positions: list[int] = []
-    counters = [0] * len(page.blocks)
+    counters = [0] * len(page)
     findall = _WORD.findall
     for chunk, block in zip(page.chunks, page.chunk_block.tolist(), strict=True):
         if block < 0:
@@ -304,13 +301,13 @@ class StyleOffsetMethod(SiteMethod):
         Positions are interned as (parent position, sibling rank) pairs, so a block's
         position sequence costs one lookup however deep it is.
         """
-        n = len(page.blocks)
+        n = len(page)
         position = [-1] * n
         children = [0] * n
         roots = 0
         bsc = np.full(n, -1, dtype=np.int64)
-        for block in page.blocks:
-            parent = block.parent
+        looks = page.attrs or ("",) * n
+        for index, (parent, look) in enumerate(zip(page.parents.tolist(), looks, strict=True)):
             if parent < 0:
                 roots += 1
                 key = (-1, roots)
@@ -321,13 +318,13 @@ class StyleOffsetMethod(SiteMethod):
                 key = (position[parent], children[parent])
             if grow:
                 here = positions.setdefault(key, len(positions))
-                bsc[block.index] = styles.setdefault((here, block.attrs), len(styles))
+                bsc[index] = styles.setdefault((here, look), len(styles))
             else:
                 here = positions.get(key, -1)
                 if here < 0:
                     continue
-                bsc[block.index] = styles.get((here, block.attrs), -1)
-            position[block.index] = here
+                bsc[index] = styles.get((here, look), -1)
+            position[index] = here
         return bsc
 
     def _join(self, keys: list[int], sigs: np.ndarray, members: dict[int, list[int]],
@@ -424,7 +421,7 @@ class StyleOffsetMethod(SiteMethod):
     def label(self, page: PageBlocks) -> LabeledPage:
         """Label the blocks of ``page``, fitted or not, by matching its signatures."""
         self._check_fitted()
-        n = len(page.blocks)
+        n = len(page)
         labels = np.full(n, Label.UNKNOWN, dtype=np.int8)
         reasons = np.full(n, REASON["short"], dtype=np.uint8)
         support = np.zeros(n, dtype=np.float32)
