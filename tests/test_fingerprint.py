@@ -116,3 +116,11 @@ def test_store_refuses_other_settings_and_corrupt_files(tmp_path):
     (tmp_path / "bad.sqlite").write_bytes(b"this is not a database at all" * 100)
     with pytest.raises(StoreError, match=r"bad\.sqlite"):
         SiteStore(tmp_path / "bad.sqlite", {})
+
+
+def test_structure_leaves_prose_with_links_alone():
+    pages = [article_page(i, extra=f'<p>See <a href="/a{i}">report{i} appendix{i}</a> and the '
+                                   f'<a href="/b{i}">budget{i} summary{i}</a> for the numbers '
+                                   "behind this story.</p>") for i in range(20)]
+    found = labels_by_path(run(pages, structure=True)[3])
+    assert found["/html/body/div[2]/p[4]"][0] is Label.CONTENT

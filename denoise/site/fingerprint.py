@@ -12,13 +12,14 @@ Options beyond the paper:
 - ``contained`` (Chakrabarti et al. 5.1): a block with at least this share of its
   text inside template blocks is template too. The paper measures HTML content;
   we measure text characters, which is what the toolkit labels.
-- ``structure``: navigation bars whose words change from page to page ("Next:
-  Chapter 5") escape a text digest. With this option a link-bearing block is also
-  identified by its DOM path plus its word sequence in which every word that is
-  rare on the site (on fewer than ``theta`` of its pages) is masked, runs of masks
-  collapsed, and anchor text bracketed. Content text, made of rare words between
-  common ones, keeps a page-specific mask pattern; a navigation bar keeps its
-  fixed labels ("next", "up", "home") and collapses its varying titles.
+- ``structure``: navigation bars whose words change from page to page ("Prev Up
+  Chapter 5. Data Definition Home Next") escape a text digest. With this option a
+  block is also identified by its *layout*: its DOM path, then its text with every
+  run of non-link text masked as one ``*`` and each anchor text kept in brackets,
+  its words masked unless they are in the anchor texts of at least ``theta`` of
+  the site's pages. A block enters only with at least two links and two such fixed
+  link words ("prev", "up", "home", "next"), so a paragraph of prose with a link
+  in it, whose anchor words are rare, is never matched by layout.
 """
 
 from __future__ import annotations
@@ -36,11 +37,11 @@ from denoise.site.base import (
     SiteMethod,
     check_fraction,
     digest,
-    digests,
     page_frequencies,
     rule_labels,
 )
 from denoise.site.counts import DigestCounts, MemoryCounts
+from denoise.texthash import text_digests
 from denoise.treeops import and_down, or_up
 
 #: Blocks of up to this many words have their distinct words counted exactly; a
@@ -48,8 +49,17 @@ from denoise.treeops import and_down, or_up
 #: two distinct words is degenerate repetition, and counting costs a Python call per
 #: block on the per-page path.
 _EXACT_WORDS_UP_TO = 16
-#: Namespace of block-text digests.
+#: Namespaces of block-text and link-word digests.
 TEXT_KIND = 0x74
+WORD_KIND = 0x77
+#: A navigation layout needs at least this many links, and as many fixed link words.
+MIN_FIXED_LINKS = 2
+
+
+def _link_words(page: PageBlocks) -> set[str]:
+    """The distinct lower-cased words of the page's anchor texts."""
+    return {w for chunk, link in zip(page.chunks, page.chunk_in_link.tolist(), strict=True)
+            if link for w in chunk.lower().split()}
 
 
 def eligible_blocks(page: PageBlocks, min_chars: int, min_unique_words: int) -> np.ndarray:
@@ -114,8 +124,7 @@ class FingerprintMethod(SiteMethod):
             eligible, keys = self._text_keys(page)
             counts.add(page.page.id, keys[eligible], "text")
             if self.structure:
-                words = set(page.text.lower().split())
-                counts.add(page.page.id, digests(words, b"w"), "words")
+                counts.add(page.page.id, text_digests(_link_words(page), WORD_KIND), "words")
         if self.structure:
             for page in held:
                 counts.add(page.page.id, self._structure_keys(page)[1], "structure")
@@ -132,32 +141,36 @@ class FingerprintMethod(SiteMethod):
         return cached
 
     def _structure_keys(self, page: PageBlocks) -> tuple[np.ndarray, np.ndarray]:
-        """Indices of the link-bearing eligible blocks, and their masked-structure digests."""
+        """Indices of the eligible blocks with a navigation layout, and its digests."""
         eligible, _ = self._text_keys(page)
-        chosen = [b for b in page.blocks if eligible[b.index] and b.link_text]
-        words = sorted({w.lower() for b in chosen for w in b.text.split()})
-        if not words:
+        links_before = np.concatenate(([0], np.cumsum(page.chunk_in_link)))
+        spans = page.spans
+        with_links = links_before[spans[:, 1]] - links_before[spans[:, 0]] >= MIN_FIXED_LINKS
+        chosen = np.flatnonzero(eligible & with_links)
+        words = sorted(_link_words(page))
+        if not len(chosen) or not words:
             return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
         pages = max(self.counts_.pages("words"), 1)
-        share = self.counts_.lookup(digests(words, b"w"), "words") / pages
-        common = {w for w, s in zip(words, share, strict=True) if s >= self.theta}
-        keys = []
-        for block in chosen:
-            start, end = block.span
-            parts = [block.path]
-            for chunk, in_link in zip(page.chunks[start:end], page.chunk_in_link[start:end],
-                                      strict=True):
-                if in_link:
-                    parts.append("[")
-                for word in chunk.split():
-                    token = word.lower() if word.lower() in common else "*"
-                    if token != "*" or parts[-1] != "*":
-                        parts.append(token)
-                if in_link:
-                    parts.append("]")
-            keys.append(digest(" ".join(parts), b"s"))
-        return (np.fromiter((b.index for b in chosen), dtype=np.int64, count=len(chosen)),
-                np.array(keys, dtype=np.int64))
+        share = self.counts_.lookup(text_digests(words, WORD_KIND), "words") / pages
+        common = {w for w, s in zip(words, share.tolist(), strict=True) if s >= self.theta}
+        chunks, in_link = page.chunks, page.chunk_in_link.tolist()
+        kept, keys = [], []
+        for index, path in zip(chosen.tolist(), page.shape.paths(page.elements[chosen]),
+                               strict=True):
+            start, end = spans[index].tolist()
+            parts, fixed = [path], 0
+            for chunk, link in zip(chunks[start:end], in_link[start:end], strict=True):
+                if not link:
+                    if parts[-1] != "*":
+                        parts.append("*")
+                    continue
+                tokens = [w if w in common else "*" for w in chunk.lower().split()]
+                fixed += len(tokens) - tokens.count("*")
+                parts.append("[" + " ".join(tokens) + "]")
+            if fixed >= MIN_FIXED_LINKS:
+                kept.append(index)
+                keys.append(digest(" ".join(parts), b"s"))
+        return np.array(kept, dtype=np.int64), np.array(keys, dtype=np.int64)
 
     def label(self, page: PageBlocks) -> LabeledPage:
         """Label the blocks of ``page``; its digests need not have been fitted."""
