@@ -119,8 +119,8 @@ def test_store_refuses_other_settings_and_corrupt_files(tmp_path):
 
 
 def test_structure_leaves_prose_with_links_alone():
-    pages = [article_page(i, extra=f'<p>See <a href="/a{i}">report{i} appendix{i}</a> and the '
-                                   f'<a href="/b{i}">budget{i} summary{i}</a> for the numbers '
-                                   "behind this story.</p>") for i in range(20)]
+    pages = [article_page(i, extra=f'<div>See <a href="/a{i}">report{i} appendix{i}</a> and '
+                                   f'the <a href="/b{i}">budget{i} summary{i}</a> for the '
+                                   "numbers behind this story.</div>") for i in range(20)]
     found = labels_by_path(run(pages, structure=True)[3])
-    assert found["/html/body/div[2]/p[4]"][0] is Label.CONTENT
+    assert found["/html/body/div[2]/div"] == (Label.CONTENT, "unique")
