@@ -124,3 +124,13 @@ def test_structure_leaves_prose_with_links_alone():
                                    "numbers behind this story.</div>") for i in range(20)]
     found = labels_by_path(run(pages, structure=True)[3])
     assert found["/html/body/div[2]/div"] == (Label.CONTENT, "unique")
+
+
+def test_structure_does_not_take_the_container_of_article_and_navigation():
+    pages = article_site(20, docnav=True)
+    wrapped = [type(p)(id=p.id, url=p.url, site=p.site, html=p.html.replace(
+        '<div id="main">', '<div id="wrap"><div id="main">').replace(
+        '<div id="footer">', '</div><div id="footer">')) for p in pages]
+    found = labels_by_path(run(wrapped, structure=True)[5])
+    assert found["/html/body/div[2]/div[2]"] == (Label.TEMPLATE, "structure")  # the bar
+    assert found["/html/body/div[2]"][0] is not Label.TEMPLATE  # article + bar

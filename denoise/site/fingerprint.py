@@ -18,8 +18,9 @@ Options beyond the paper:
   run of non-link text masked as one ``*`` and each anchor text kept in brackets,
   its words masked unless they are in the anchor texts of at least ``theta`` of
   the site's pages. A block enters only with at least two links and two such fixed
-  link words ("prev", "up", "home", "next"), so a paragraph of prose with a link
-  in it, whose anchor words are rare, is never matched by layout.
+  link words ("prev", "up", "home", "next") and at most 160 characters outside its
+  links, so neither a paragraph of prose with links in it (rare anchor words) nor a
+  container holding an article and its navigation bar is matched by layout.
 """
 
 from __future__ import annotations
@@ -52,8 +53,11 @@ _EXACT_WORDS_UP_TO = 16
 #: Namespaces of block-text and link-word digests.
 TEXT_KIND = 0x74
 WORD_KIND = 0x77
-#: A navigation layout needs at least this many links, and as many fixed link words.
+#: A navigation layout needs at least this many links, and as many fixed link words,
+#: and at most this much text outside its links (a bar's varying titles are short;
+#: a container that also holds the article is not a navigation bar).
 MIN_FIXED_LINKS = 2
+MAX_PROSE_CHARS = 160
 
 
 def _link_words(page: PageBlocks) -> set[str]:
@@ -143,10 +147,13 @@ class FingerprintMethod(SiteMethod):
     def _structure_keys(self, page: PageBlocks) -> tuple[np.ndarray, np.ndarray]:
         """Indices of the eligible blocks with a navigation layout, and its digests."""
         eligible, _ = self._text_keys(page)
-        links_before = np.concatenate(([0], np.cumsum(page.chunk_in_link)))
         spans = page.spans
+        links_before = np.concatenate(([0], np.cumsum(page.chunk_in_link)))
+        prose = page.chunk_chars() * ~page.chunk_in_link
+        prose_before = np.concatenate(([0], np.cumsum(prose)))
         with_links = links_before[spans[:, 1]] - links_before[spans[:, 0]] >= MIN_FIXED_LINKS
-        chosen = np.flatnonzero(eligible & with_links)
+        little_prose = prose_before[spans[:, 1]] - prose_before[spans[:, 0]] <= MAX_PROSE_CHARS
+        chosen = np.flatnonzero(eligible & with_links & little_prose)
         words = sorted(_link_words(page))
         if not len(chosen) or not words:
             return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
