@@ -13,7 +13,7 @@ import numpy as np
 cimport numpy as cnp
 from cpython.mem cimport PyMem_Free, PyMem_Realloc
 from cpython.unicode cimport PyUnicode_DecodeUTF8
-from libc.string cimport strlen
+from libc.string cimport memcpy, strlen
 
 cimport lxml.includes.etreepublic as cetree
 from lxml.includes.tree cimport xmlNode, XML_ELEMENT_NODE, XML_TEXT_NODE, XML_CDATA_SECTION_NODE
@@ -78,36 +78,57 @@ cdef int _reserve(TextBuffer* buffer, Py_ssize_t extra) except -1:
     return 0
 
 
+cdef inline void _open_chunk(TextBuffer* buffer) noexcept nogil:
+    """Start a chunk, or pay a pending space inside one, before writing a character."""
+    if not buffer.in_chunk:
+        if buffer.size:
+            buffer.data[buffer.size] = 32
+            buffer.size += 1
+            buffer.chars += 1
+        buffer.in_chunk = True
+        buffer.pending = False
+        buffer.chunk_start = buffer.chars
+        buffer.chunk_byte = buffer.size
+    elif buffer.pending:
+        buffer.data[buffer.size] = 32
+        buffer.size += 1
+        buffer.chars += 1
+        buffer.pending = False
+
+
 cdef int _append(TextBuffer* buffer, const unsigned char* s) except -1:
-    """Append one text node, collapsing whitespace runs into single spaces."""
+    """Append one text node, collapsing whitespace runs into single spaces.
+
+    Runs of printable ASCII are copied whole; other bytes go one at a time.
+    """
     cdef Py_ssize_t n = strlen(<const char*>s)
     cdef Py_ssize_t i = 0
+    cdef Py_ssize_t run
     cdef Py_ssize_t width
+    cdef unsigned char c
     _reserve(buffer, n + 2)
     while i < n:
+        c = s[i]
+        if 32 < c < 128:
+            run = i + 1
+            while run < n and 32 < s[run] < 128:
+                run += 1
+            _open_chunk(buffer)
+            memcpy(buffer.data + buffer.size, s + i, run - i)
+            buffer.size += run - i
+            buffer.chars += run - i
+            i = run
+            continue
         width = _space_at(s, i, n)
         if width:
             if buffer.in_chunk:
                 buffer.pending = True
             i += width
             continue
-        if not buffer.in_chunk:
-            if buffer.size:
-                buffer.data[buffer.size] = 32
-                buffer.size += 1
-                buffer.chars += 1
-            buffer.in_chunk = True
-            buffer.pending = False
-            buffer.chunk_start = buffer.chars
-            buffer.chunk_byte = buffer.size
-        elif buffer.pending:
-            buffer.data[buffer.size] = 32
-            buffer.size += 1
-            buffer.chars += 1
-            buffer.pending = False
-        buffer.data[buffer.size] = <char>s[i]
+        _open_chunk(buffer)
+        buffer.data[buffer.size] = <char>c
         buffer.size += 1
-        if (s[i] & 0xC0) != 0x80:
+        if (c & 0xC0) != 0x80:
             buffer.chars += 1
         i += 1
     return 0

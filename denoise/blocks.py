@@ -235,7 +235,8 @@ class PageBlocks:
     chunk_block: np.ndarray  # int32 per chunk: innermost block covering it, -1 when none
     parents: np.ndarray  # int32 per block: the enclosing block, -1 when none
     spans: np.ndarray  # int32 (blocks, 2): range of chunks each block covers
-    tags: tuple[str, ...]
+    tag_ids: np.ndarray  # int32 per block, an index into ``vocab``
+    vocab: list[str]  # the page's tag names
     depths: np.ndarray  # int32 per block
     lines: np.ndarray  # int32 per block
     elements: np.ndarray  # int32 per block: its element in the walk, -1 for text runs
@@ -244,7 +245,13 @@ class PageBlocks:
     chunk_index: ChunkIndex | None = None  # made by the compiled walk, else on demand
 
     def __len__(self) -> int:
-        return len(self.tags)
+        return len(self.tag_ids)
+
+    @cached_property
+    def tags(self) -> tuple[str, ...]:
+        """Tag name per block."""
+        vocab = self.vocab
+        return tuple(vocab[i] for i in self.tag_ids.tolist())
 
     @cached_property
     def chunks(self) -> tuple[str, ...]:
@@ -292,10 +299,10 @@ class PageBlocks:
 
     def covered(self, selected: np.ndarray) -> np.ndarray:
         """Chunks inside any selected block (``selected`` is a bool mask over blocks)."""
-        marks = np.zeros(len(self.chunk_starts) + 1, dtype=np.int32)
+        size = len(self.chunk_starts) + 1
         spans = self.spans[selected]
-        np.add.at(marks, spans[:, 0], 1)
-        np.add.at(marks, spans[:, 1], -1)
+        marks = (np.bincount(spans[:, 0], minlength=size)
+                 - np.bincount(spans[:, 1], minlength=size))
         return np.cumsum(marks[:-1]) > 0
 
     @cached_property
@@ -388,7 +395,6 @@ def _table_chunk_spans(dom: DomIndex) -> tuple[np.ndarray, np.ndarray]:
 def segment_dom(page: Page, dom: DomIndex, scheme: str = "blocks") -> PageBlocks:
     """Cut an indexed page into the blocks of ``scheme`` (one of :data:`SCHEMES`)."""
     n_chunks = len(dom.chunk_first)
-    vocab = dom.vocab
     if scheme == "table-chunks":
         spans, elements = _table_chunk_spans(dom)
         parents = np.full(len(spans), -1, dtype=np.int32)
@@ -396,7 +402,6 @@ def segment_dom(page: Page, dom: DomIndex, scheme: str = "blocks") -> PageBlocks
         for index, (start, end) in enumerate(spans.tolist()):
             chunk_block[start:end] = index
         owners = dom.chunk_owner[spans[:, 0]] if len(spans) else np.zeros(0, np.int32)
-        tags = tuple(vocab[t] for t in dom.tag_ids[elements].tolist())
         depths, lines = dom.depths[owners], dom.lines[owners]
     else:
         try:
@@ -411,7 +416,6 @@ def segment_dom(page: Page, dom: DomIndex, scheme: str = "blocks") -> PageBlocks
         parents = np.where(element_parents >= 0, nearest[element_parents], -1).astype(np.int32)
         spans = np.stack((dom.chunk_starts[elements], dom.chunk_ends[elements]), axis=1)
         chunk_block = nearest[dom.chunk_owner] if n_chunks else np.zeros(0, dtype=np.int32)
-        tags = tuple(vocab[t] for t in dom.tag_ids[elements].tolist())
         depths, lines = dom.depths[elements], dom.lines[elements]
     attrs = None
     if scheme == "layout":
@@ -429,7 +433,8 @@ def segment_dom(page: Page, dom: DomIndex, scheme: str = "blocks") -> PageBlocks
         chunk_block=chunk_block.astype(np.int32, copy=False),
         parents=parents,
         spans=spans.astype(np.int32, copy=False).reshape(-1, 2),
-        tags=tags,
+        tag_ids=dom.tag_ids[elements] if len(dom.tag_ids) else np.zeros(0, dtype=np.int32),
+        vocab=dom.vocab,
         depths=depths.astype(np.int32, copy=False),
         lines=lines.astype(np.int32, copy=False),
         elements=elements,

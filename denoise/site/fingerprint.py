@@ -184,8 +184,8 @@ class FingerprintMethod(SiteMethod):
         self._check_fitted()
         eligible, keys = self._text_keys(page)
         n = len(page)
-        df, pages = page_frequencies(self.counts_, page.page.id, keys, "text")
-        df = np.where(eligible, df, 0)
+        df = np.zeros(n, dtype=np.int64)
+        df[eligible], pages = page_frequencies(self.counts_, page.page.id, keys[eligible], "text")
         labels, reasons = rule_labels(df, pages, self.theta)
         support = (df / max(pages, 1)).astype(np.float32)
         labels[~eligible] = Label.UNKNOWN
@@ -202,8 +202,7 @@ class FingerprintMethod(SiteMethod):
         self._keys.pop(page.page.id, None)
         parents = page.parents
         content = labels == Label.CONTENT
-        parent_content = np.zeros(n, dtype=bool)
-        parent_content[parents >= 0] = content[parents[parents >= 0]]
+        parent_content = (parents >= 0) & content[parents]  # content[-1] is masked out
         example = (labels == Label.TEMPLATE) | (content & ~parent_content)
         return LabeledPage(blocks=page, labels=labels, support=support, reasons=reasons,
                            example=example)
