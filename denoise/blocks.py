@@ -156,6 +156,8 @@ WALK = "compiled" if _walk_compiled is not None else "python"
 def index_dom(root: etree._Element, *, compiled: bool | None = None) -> DomIndex:
     """Walk the tree once and gather everything the segmentations need.
 
+    ``root`` is a tree from :func:`denoise.html.parse_html`, which has no comments or
+    processing instructions (the two walks would cut text around them differently).
     ``compiled`` forces the compiled walk (True) or the Python one (False); by
     default the compiled one runs where it was built. Both give the same arrays.
     """

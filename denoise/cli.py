@@ -90,6 +90,13 @@ def _block_record(page: LabeledPage, method: type[SiteMethod]) -> list[dict[str,
     return records
 
 
+def _fraction(value: float | None) -> float | None:
+    """Typer callback: a share in (0, 1]."""
+    if value is not None and not 0.0 < value <= 1.0:
+        raise typer.BadParameter(f"must be in (0, 1], got {value}")
+    return value
+
+
 def _say(console: Console, line: str) -> None:
     """One plain line on ``console``: no markup, no colours, no wrapping."""
     console.print(line, markup=False, highlight=False, soft_wrap=True)
@@ -119,7 +126,7 @@ def site_command(
         "signatures; shingle: pagelet shingles (the papers' baseline).",
     )] = MethodName.fingerprint,
     theta: Annotated[float, typer.Option(
-        min=0.0, max=1.0, help="A block on at least this share of a site's pages is template.",
+        callback=_fraction, help="A block on at least this share of a site's pages is template.",
     )] = 0.1,
     out: Annotated[Path | None, typer.Option(
         "--out", "-o", help="Write one JSON line per block here (- for standard output).",
@@ -136,11 +143,11 @@ def site_command(
         "(navigation bars like 'Next: X / Up: Y').",
     )] = False,
     contained: Annotated[float | None, typer.Option(
-        min=0.0, max=1.0, help="fingerprint: a block with at least this share of its text in "
+        callback=_fraction, help="fingerprint: a block with at least this share of its text in "
         "template blocks is template too (Chakrabarti et al. use 0.85).",
     )] = None,
     max_bytes: Annotated[int, typer.Option(
-        help="Skip pages larger than this many bytes.",
+        min=1, help="Skip pages larger than this many bytes.",
     )] = DEFAULT_MAX_BYTES,
     as_json: Annotated[bool, typer.Option(
         "--json", help="Print the per-site report as JSON lines.",
@@ -158,6 +165,10 @@ def site_command(
         raise typer.BadParameter("--structure and --contained need --method fingerprint")
     if db is not None and name not in _STORE_METHODS:
         raise typer.BadParameter(f"--db works with {' and '.join(_STORE_METHODS)} only")
+    if db is not None and structure:
+        # layout keys mask words by the site's word counts at the time they are made,
+        # so keys stored by earlier runs would not match later ones
+        raise typer.BadParameter("--structure cannot accumulate in --db; run it in one batch")
     err = Console(stderr=True)
     started = time.process_time()
     skipped: list[str] = []
@@ -165,7 +176,7 @@ def site_command(
     store = None
     try:
         if db is not None:
-            settings = {"method": name, "structure": structure}
+            settings = {"method": name}
             store = SiteStore(db, settings)
         make = _method_factory(name, theta, structure, contained, store)
         report_stream = sys.stderr if out is not None and str(out) == "-" else sys.stdout
@@ -207,6 +218,9 @@ def site_command(
     _say(err, f"{pages_done} pages labelled in {len(reports)} sites, {len(skipped)} skipped, "
          f"{time.process_time() - started:.1f} CPU seconds"
          + (f"; blocks written to {out}" if out is not None and str(out) != "-" else ""))
+    if not pages_done:
+        _say(err, "error: no page could be labelled")
+        raise typer.Exit(1)
 
 
 def main() -> None:  # pragma: no cover - console entry point

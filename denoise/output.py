@@ -29,6 +29,12 @@ def atomic_text(path: str | Path) -> Iterator[TextIO]:
     try:
         with os.fdopen(handle, "w", encoding="utf-8") as stream:
             yield stream
+            stream.flush()
+            os.fsync(stream.fileno())
+        # mkstemp makes the file private; give it the mode a plain open() would
+        umask = os.umask(0)
+        os.umask(umask)
+        Path(temporary).chmod(0o666 & ~umask)
         Path(temporary).replace(target)
     except BaseException:
         Path(temporary).unlink(missing_ok=True)

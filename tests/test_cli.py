@@ -1,4 +1,6 @@
 import json
+import os
+import stat
 
 from sitegen import article_site
 from typer.testing import CliRunner
@@ -87,3 +89,40 @@ def test_help_teaches():
     result = runner.invoke(app, ["site", "--help"])
     assert result.exit_code == 0
     assert "--theta" in result.output and "WARC" in result.output
+
+
+def test_out_of_range_options_are_usage_errors(tmp_path):
+    write_site(tmp_path / "pages", article_site(3))
+    for option in (["--theta", "0"], ["--contained", "0"], ["--max-bytes", "0"]):
+        result = runner.invoke(app, ["site", str(tmp_path / "pages"), *option])
+        assert result.exit_code == 2, option
+
+
+def test_nothing_to_label_is_a_failure(tmp_path):
+    result = runner.invoke(app, ["site", str(tmp_path / "missing")])
+    assert result.exit_code == 1
+    assert "missing" in result.stderr
+
+
+def test_repeated_urls_in_one_batch_are_labelled_each_time(tmp_path):
+    pages = article_site(12)
+    lines = [json.dumps({"url": p.url, "html": p.html}) for p in pages + pages[:3]]
+    (tmp_path / "pages.jsonl").write_text("\n".join(lines) + "\n")
+    out = tmp_path / "blocks.jsonl"
+    result = runner.invoke(app, ["site", str(tmp_path / "pages.jsonl"), "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    records = [json.loads(line) for line in out.read_text().splitlines()]
+    assert len({r["page"] for r in records}) == 12
+    footer = [r for r in records if r["path"] == "/html/body/div[3]"]
+    assert len(footer) == 15
+    assert {r["label"] for r in footer} == {"template"}
+
+
+def test_output_file_gets_the_usual_permissions(tmp_path):
+    write_site(tmp_path / "pages", article_site(3))
+    out = tmp_path / "blocks.jsonl"
+    result = runner.invoke(app, ["site", str(tmp_path / "pages"), "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    umask = os.umask(0)
+    os.umask(umask)
+    assert stat.S_IMODE(out.stat().st_mode) == 0o666 & ~umask

@@ -134,3 +134,15 @@ def test_structure_does_not_take_the_container_of_article_and_navigation():
     found = labels_by_path(run(wrapped, structure=True)[5])
     assert found["/html/body/div[2]/div[2]"] == (Label.TEMPLATE, "structure")  # the bar
     assert found["/html/body/div[2]"][0] is not Label.TEMPLATE  # article + bar
+
+
+def test_store_counts_a_changed_page_again(tmp_path):
+    pages = article_site(20)
+    with SiteStore(tmp_path / "s.sqlite", {}) as store:
+        method = FingerprintMethod(counts=store.counts("example.com"))
+        method.fit([method.segment(p) for p in pages])
+        changed = article_page(0, seed=5)  # same id, new article
+        method.fit([method.segment(changed)])
+        assert method.pages_ == 21
+        again = FingerprintMethod(counts=store.counts("example.com"))
+        assert again.fit([again.segment(changed)]).pages_ == 21  # same text: counted once

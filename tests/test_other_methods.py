@@ -80,3 +80,26 @@ def test_methods_refuse_bad_theta(method):
     with pytest.raises(ValueError, match="theta"):
         method.fit([])
 
+
+
+def test_style_offset_labels_a_page_with_text_but_no_layout_block():
+    from denoise.site import StyleOffsetMethod
+
+    stub = Page(id="moved.html", html="<html><head><title>Moved</title></head></html>",
+                site="example.com")
+    method = StyleOffsetMethod()
+    page = run(method, [*article_site(6), stub])[-1]
+    assert not page.template_chunks().any()
+    assert page.template_share() == (0, len("Moved"))
+
+
+def test_imatch_keeps_pages_apart_whose_signature_is_empty():
+    # every word of these pages is on more than half of them: the signatures are empty
+    pages = [table_page(i, "Shared words only here") for i in range(4)]
+    pages = [Page(id=f"s{i}.html", html=p.html.replace("Shared words only here", " ".join(
+        ["Shared words only here"] * (i + 1))), site=p.site) for i, p in enumerate(pages)]
+    method = TableChunkMethod()
+    labelled = run(method, pages)
+    assert method.duplicates_ == []
+    assert method.pages_ == 4
+    assert "Home | News and stories | Help desk" in texts_with(labelled[0], Label.TEMPLATE)

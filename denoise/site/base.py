@@ -1,9 +1,10 @@
 """What every site-level method shares: labels, labelled pages, and the method contract.
 
 A site-level method sees many pages of one site. ``fit`` gathers statistics over
-them (counts only, so a site of any size fits in memory); ``label`` then says of
-each block of a page whether it is template, content, or unknown, with the
-evidence that decided it.
+them; ``label`` then says of each block of a page whether it is template, content,
+or unknown, with the evidence that decided it. The statistics are counts; the
+batch driver (``denoise.site.batch``) still holds a site's segmented pages between
+fitting and labelling.
 """
 
 from __future__ import annotations
@@ -78,8 +79,8 @@ class LabeledPage:
         """Text chunks labelled template (bool per chunk of the page)."""
         template = self.labels == Label.TEMPLATE
         if self.own_text_only:
-            owner = self.blocks.chunk_block
-            return np.where(owner >= 0, template[owner], False)
+            # a chunk outside every block (owner -1) picks the appended False
+            return np.append(template, False)[self.blocks.chunk_block]
         return self.blocks.covered(template)
 
     def template_share(self) -> tuple[int, int]:
@@ -132,6 +133,15 @@ class SiteMethod(ABC):
     def _check_fitted(self) -> None:
         if not hasattr(self, "pages_"):
             raise RuntimeError(f"{type(self).__name__} is not fitted yet: call fit() first")
+
+
+def page_key(page: PageBlocks) -> str:
+    """What a page is counted under: its id and a digest of its text.
+
+    A store counts a page once however often it comes; a page whose text changed
+    (the same URL crawled again) is a new page.
+    """
+    return f"{page.page.id}#{digest(page.text, b'p') & 0xFFFFFFFFFFFF:012x}"
 
 
 def page_frequencies(counts: DigestCounts, page_id: str, keys: np.ndarray,

@@ -132,7 +132,9 @@ class SiteStore:
     def __enter__(self) -> SiteStore:
         return self
 
-    def __exit__(self, *exc: object) -> None:
+    def __exit__(self, kind: object, *exc: object) -> None:
+        if kind is not None:  # a run that failed midway leaves the store as it was
+            self._db.rollback()
         self.close()
 
 

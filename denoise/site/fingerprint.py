@@ -39,6 +39,7 @@ from denoise.site.base import (
     check_fraction,
     digest,
     page_frequencies,
+    page_key,
     rule_labels,
 )
 from denoise.site.counts import DigestCounts, MemoryCounts
@@ -122,27 +123,27 @@ class FingerprintMethod(SiteMethod):
             check_fraction("contained", self.contained)
         counts = self.counts if self.counts is not None else MemoryCounts()
         self.counts_ = counts
-        self._keys: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+        # per page object (ids may repeat in a batch): the keys fit made, for label
+        self._keys: dict[int, tuple[PageBlocks, np.ndarray, np.ndarray]] = {}
         held = list(pages) if self.structure else pages
         for page in held:
             eligible, keys = self._text_keys(page)
-            counts.add(page.page.id, keys[eligible], "text")
+            counts.add(page_key(page), keys[eligible], "text")
             if self.structure:
-                counts.add(page.page.id, text_digests(_link_words(page), WORD_KIND), "words")
+                counts.add(page_key(page), text_digests(_link_words(page), WORD_KIND), "words")
         if self.structure:
             for page in held:
-                counts.add(page.page.id, self._structure_keys(page)[1], "structure")
+                counts.add(page_key(page), self._structure_keys(page)[1], "structure")
         self.pages_ = counts.pages("text")
         return self
 
     def _text_keys(self, page: PageBlocks) -> tuple[np.ndarray, np.ndarray]:
-        cached = self._keys.pop(page.page.id, None)
-        if cached is None:
+        cached = self._keys.get(id(page))
+        if cached is None or cached[0] is not page:
             eligible = eligible_blocks(page, self.min_chars, self.min_unique_words)
             keys = np.where(eligible, page.block_digests(TEXT_KIND), 0)
-            cached = (eligible, keys)
-            self._keys[page.page.id] = cached
-        return cached
+            cached = self._keys[id(page)] = (page, eligible, keys)
+        return cached[1], cached[2]
 
     def _structure_keys(self, page: PageBlocks) -> tuple[np.ndarray, np.ndarray]:
         """Indices of the eligible blocks with a navigation layout, and its digests."""
@@ -158,8 +159,9 @@ class FingerprintMethod(SiteMethod):
         if not len(chosen) or not words:
             return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
         pages = max(self.counts_.pages("words"), 1)
-        share = self.counts_.lookup(text_digests(words, WORD_KIND), "words") / pages
-        common = {w for w, s in zip(words, share.tolist(), strict=True) if s >= self.theta}
+        found = self.counts_.lookup(text_digests(words, WORD_KIND), "words")
+        common = {w for w, n in zip(words, found.tolist(), strict=True)
+                  if n >= 2 and n / pages >= self.theta}
         chunks, in_link = page.chunks, page.chunk_in_link.tolist()
         kept, keys = [], []
         for index, path in zip(chosen.tolist(), page.shape.paths(page.elements[chosen]),
@@ -185,7 +187,8 @@ class FingerprintMethod(SiteMethod):
         eligible, keys = self._text_keys(page)
         n = len(page)
         df = np.zeros(n, dtype=np.int64)
-        df[eligible], pages = page_frequencies(self.counts_, page.page.id, keys[eligible], "text")
+        df[eligible], pages = page_frequencies(self.counts_, page_key(page), keys[eligible],
+                                               "text")
         labels, reasons = rule_labels(df, pages, self.theta)
         support = (df / max(pages, 1)).astype(np.float32)
         labels[~eligible] = Label.UNKNOWN
@@ -199,7 +202,7 @@ class FingerprintMethod(SiteMethod):
         reasons[demoted] = REASON["holds-template"]
         if self.contained is not None:
             self._label_contained(page, labels, reasons, support)
-        self._keys.pop(page.page.id, None)
+        self._keys.pop(id(page), None)
         parents = page.parents
         content = labels == Label.CONTENT
         parent_content = (parents >= 0) & content[parents]  # content[-1] is masked out
@@ -212,7 +215,7 @@ class FingerprintMethod(SiteMethod):
         indices, keys = self._structure_keys(page)
         if not len(indices):
             return
-        df, pages = page_frequencies(self.counts_, page.page.id, keys, "structure")
+        df, pages = page_frequencies(self.counts_, page_key(page), keys, "structure")
         share = df / max(pages, 1)
         hit = (share >= self.theta) & (df >= 2) & (labels[indices] != Label.TEMPLATE)
         labels[indices[hit]] = Label.TEMPLATE

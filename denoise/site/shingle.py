@@ -27,6 +27,7 @@ from denoise.site.base import (
     check_fraction,
     digest,
     page_frequencies,
+    page_key,
 )
 from denoise.site.base import rule_labels as _rule_labels
 from denoise.site.counts import DigestCounts, MemoryCounts
@@ -71,7 +72,7 @@ class ShingleMethod(SiteMethod):
         self.counts_ = self.counts if self.counts is not None else MemoryCounts()
         for page in pages:
             eligible, keys = self._keys(page)
-            self.counts_.add(page.page.id, keys[eligible], "shingle")
+            self.counts_.add(page_key(page), keys[eligible], "shingle")
         self.pages_ = self.counts_.pages("shingle")
         return self
 
@@ -86,7 +87,7 @@ class ShingleMethod(SiteMethod):
         """Label each pagelet of ``page``: template, content (unique) or unknown."""
         self._check_fitted()
         eligible, keys = self._keys(page)
-        df, pages = page_frequencies(self.counts_, page.page.id, keys, "shingle")
+        df, pages = page_frequencies(self.counts_, page_key(page), keys, "shingle")
         df = np.where(eligible, df, 0)
         labels, reasons = _rule_labels(df, pages, self.theta)
         labels[~eligible] = Label.UNKNOWN

@@ -27,6 +27,8 @@ from denoise.site.base import (
     SiteMethod,
     check_fraction,
     digest,
+    page_frequencies,
+    page_key,
 )
 from denoise.site.counts import MemoryCounts
 
@@ -53,18 +55,19 @@ class TableChunkMethod(SiteMethod):
         for page in pages:
             words = frozenset(page.text.lower().split())
             word_df.update(words)
-            words_of.append((page.page.id, words, page.block_digests(CHUNK_KIND)))
+            words_of.append((page_key(page), words, page.block_digests(CHUNK_KIND)))
         limit = IMATCH_MAX_SHARE * len(words_of)
         counts = MemoryCounts()
         signatures: set[int] = set()
         self.duplicates_: list[str] = []
-        for page_id, words, keys in words_of:
-            signature = digest(" ".join(sorted(w for w in words if word_df[w] <= limit)), b"i")
-            if signature in signatures:
-                self.duplicates_.append(page_id)
+        for key, words, digests_ in words_of:
+            kept = sorted(w for w in words if word_df[w] <= limit)
+            signature = digest(" ".join(kept), b"i")
+            if kept and signature in signatures:  # an empty signature tells nothing apart
+                self.duplicates_.append(key.rpartition("#")[0])
                 continue
             signatures.add(signature)
-            counts.add(page_id, keys, "chunk")
+            counts.add(key, digests_, "chunk")
         self.counts_ = counts
         self.pages_ = counts.pages("chunk")
         return self
@@ -72,8 +75,9 @@ class TableChunkMethod(SiteMethod):
     def label(self, page: PageBlocks) -> LabeledPage:
         """Label each chunk of ``page``: template on >= theta of the distinct pages."""
         self._check_fitted()
-        df = self.counts_.lookup(page.block_digests(CHUNK_KIND), "chunk")
-        share = df / max(self.pages_, 1)
+        df, pages = page_frequencies(self.counts_, page_key(page),
+                                     page.block_digests(CHUNK_KIND), "chunk")
+        share = df / max(pages, 1)
         template = (share >= self.theta) & (df >= 2)
         labels = np.where(template, Label.TEMPLATE, Label.CONTENT).astype(np.int8)
         reasons = np.where(template, REASON["text"], REASON["frequent"]).astype(np.uint8)
