@@ -143,6 +143,22 @@ cdef xmlNode* _text_run(TextBuffer* buffer, xmlNode* node) except? NULL:
     return node
 
 
+cdef inline Py_ssize_t _close_chunk(
+    TextBuffer* buffer, Py_ssize_t n_chunks, int holder, bint link, int[:] owner,
+    cnp.npy_bool[:] in_link, long long[:] chunk_first, long long[:] chunk_last,
+    long long[:] byte_first, long long[:] byte_last,
+) noexcept:
+    """Record the chunk just written (held by element ``holder``); return the new count."""
+    owner[n_chunks] = holder
+    in_link[n_chunks] = link
+    chunk_first[n_chunks] = buffer.chunk_start
+    chunk_last[n_chunks] = buffer.chars
+    byte_first[n_chunks] = buffer.chunk_byte
+    byte_last[n_chunks] = buffer.size
+    buffer.in_chunk = False
+    return n_chunks + 1
+
+
 cdef class _Names:
     """Tag names to small ids; libxml2 interns names, so a pointer identifies a name.
 
@@ -270,14 +286,8 @@ def walk(root):
                 links_open += 1
             child = _text_run(&buffer, node.children)
             if buffer.in_chunk:
-                owner[n_chunks] = current
-                in_link[n_chunks] = links_open > 0
-                chunk_first[n_chunks] = buffer.chunk_start
-                chunk_last[n_chunks] = buffer.chars
-                byte_first[n_chunks] = buffer.chunk_byte
-                byte_last[n_chunks] = buffer.size
-                n_chunks += 1
-                buffer.in_chunk = False
+                n_chunks = _close_chunk(&buffer, n_chunks, current, links_open > 0, owner,
+                                        in_link, chunk_first, chunk_last, byte_first, byte_last)
             if child is not NULL:
                 node = child
                 continue
@@ -294,14 +304,9 @@ def walk(root):
                     break
                 child = _text_run(&buffer, node.next)
                 if buffer.in_chunk:
-                    owner[n_chunks] = _top(stack, deep_stack, depth)
-                    in_link[n_chunks] = links_open > 0
-                    chunk_first[n_chunks] = buffer.chunk_start
-                    chunk_last[n_chunks] = buffer.chars
-                    byte_first[n_chunks] = buffer.chunk_byte
-                    byte_last[n_chunks] = buffer.size
-                    n_chunks += 1
-                    buffer.in_chunk = False
+                    n_chunks = _close_chunk(&buffer, n_chunks, _top(stack, deep_stack, depth),
+                                            links_open > 0, owner, in_link, chunk_first,
+                                            chunk_last, byte_first, byte_last)
                 if child is not NULL:
                     node = child
                     break

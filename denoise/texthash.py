@@ -62,14 +62,18 @@ class ChunkIndex:
     spaces_first: np.ndarray  # int64
     spaces_last: np.ndarray  # int64
 
-    def digests(self, spans: np.ndarray, kind: int = 0) -> np.ndarray:
-        """Signed 64-bit digest of the text of each run of chunks ``[start, end)``."""
+    @staticmethod
+    def _runs(spans: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Which runs ``[start, end)`` are empty, and each run's first and last chunk."""
         start, end = spans[:, 0], spans[:, 1]
         empty = start >= end
+        return empty, np.where(empty, 0, start), np.where(empty, 0, end - 1)
+
+    def digests(self, spans: np.ndarray, kind: int = 0) -> np.ndarray:
+        """Signed 64-bit digest of the text of each run of chunks ``[start, end)``."""
         if not len(self.byte_first):
             return np.zeros(len(spans), dtype=np.int64)
-        first = np.where(empty, 0, start)
-        last = np.where(empty, 0, end - 1)
+        empty, first, last = self._runs(spans)
         stop = self.byte_last[last]
         hashes = (self.prefix_last[last] - self.prefix_first[first])
         powers = _powers(_bucket(int(self.byte_last[-1]) + 1), Q)
@@ -80,12 +84,9 @@ class ChunkIndex:
 
     def word_counts(self, spans: np.ndarray) -> np.ndarray:
         """Words in the text of each run of chunks (the text is whitespace-collapsed)."""
-        start, end = spans[:, 0], spans[:, 1]
-        empty = start >= end
         if not len(self.byte_first):
             return np.zeros(len(spans), dtype=np.int64)
-        first = np.where(empty, 0, start)
-        last = np.where(empty, 0, end - 1)
+        empty, first, last = self._runs(spans)
         return np.where(empty, 0, self.spaces_last[last] - self.spaces_first[first] + 1)
 
 
