@@ -75,10 +75,13 @@ def eligible_blocks(page: PageBlocks, min_chars: int, min_unique_words: int) -> 
     starts, ends = page.bounds
     words = page.text_index.word_counts(page.spans)
     eligible = ((ends - starts) >= min_chars) & (words >= min_unique_words)
-    text = page.text
-    for index in np.flatnonzero(eligible & (words <= _EXACT_WORDS_UP_TO)).tolist():
-        distinct = set(text[starts[index]:ends[index]].split())
-        eligible[index] = len(distinct) >= min_unique_words
+    check = np.flatnonzero(eligible & (words <= _EXACT_WORDS_UP_TO))
+    if len(check):
+        text = page.text
+        eligible[check] = [
+            len(set(text[a:b].split())) >= min_unique_words
+            for a, b in zip(starts[check].tolist(), ends[check].tolist(), strict=True)
+        ]
     return and_down(page.parents, eligible)
 
 
