@@ -18,13 +18,14 @@ from collections import defaultdict
 from collections.abc import Callable
 from pathlib import Path
 
+from benchmarks_common import load_pages
 from lxml import etree
 
-from corpora.sites import docs_main_xpaths, iter_archives, news_gold_texts
+from corpora.sites import docs_main_xpaths, news_gold_texts
+from denoise import blocks, treeops
 from denoise.blocks import WALK
 from denoise.evaluate import TextScore, score_template_text, xpath_main_text
 from denoise.page import Page
-from denoise.reader import Skipped, read_pages
 from denoise.site import METHODS, LabeledPage, SiteMethod
 from denoise.site.batch import SiteReport
 
@@ -37,18 +38,6 @@ VARIANTS: dict[str, Callable[[], SiteMethod]] = {
 }
 if "style-offset" in METHODS:
     VARIANTS["style-offset"] = lambda: METHODS["style-offset"]()
-
-
-def load_pages() -> list[Page]:
-    """Every page of the dev site archives, one folder a site."""
-    pages: list[Page] = []
-    for archive in iter_archives():
-        for item in read_pages([archive]):
-            if isinstance(item, Skipped):
-                print(f"skipped {item}")
-            else:
-                pages.append(item)
-    return pages
 
 
 def gold_main_texts(pages: list[Page]) -> dict[str, str]:
@@ -101,7 +90,14 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--markdown", type=Path, help="also write the tables here")
     parser.add_argument("--variants", nargs="*", default=list(VARIANTS))
+    parser.add_argument("--walk", choices=("auto", "python"), default="auto",
+                        help="python: measure the pure-Python fallback of the compiled kernel")
     args = parser.parse_args()
+    walk = WALK
+    if args.walk == "python":
+        blocks._walk_compiled = None
+        treeops._compiled = None
+        walk = "python"
     pages = load_pages()
     gold = gold_main_texts(pages)
     sites = sorted({page.site for page in pages})
@@ -125,7 +121,7 @@ def main() -> None:
         "Speed (pages per CPU-second: the method, whole (parse, segment, fit, label), and bare "
         "lxml parsing of the same pages interleaved with it; ratio = method / bare):",
         "",
-        f"Compiled walk: {WALK}.",
+        f"Page walk: {walk}.",
         "",
         "| method | method pages/CPU-s | bare parse pages/CPU-s | x bare parse |",
         "|---|---:|---:|---:|",

@@ -12,7 +12,7 @@ import numpy as np
 
 cimport numpy as cnp
 from cpython.mem cimport PyMem_Free, PyMem_Realloc
-from cpython.unicode cimport PyUnicode_DecodeUTF8
+from cpython.unicode cimport PyUnicode_DATA, PyUnicode_DecodeUTF8, PyUnicode_KIND, PyUnicode_READ
 from libc.string cimport memcpy, strlen
 
 cimport lxml.includes.etreepublic as cetree
@@ -411,4 +411,49 @@ def or_up(const int[:] parents, const cnp.npy_bool[:] flags):
     for i in range(n - 1, -1, -1):
         if parents[i] >= 0 and (out[i] or flags[i]):
             out[parents[i]] = True
+    return out_a
+
+
+def distinct_words(str text, const long long[:] starts, const long long[:] ends, int wanted):
+    """Per span of ``text``, whether it has at least ``wanted`` (<= 8) distinct words.
+
+    ``text`` is whitespace-collapsed, so words are separated by single spaces.
+    """
+    cdef Py_ssize_t n = starts.shape[0]
+    out_a = np.zeros(n, dtype=np.bool_)
+    cdef cnp.npy_bool[:] out = out_a
+    cdef int kind = PyUnicode_KIND(text)
+    cdef void* data = PyUnicode_DATA(text)
+    cdef Py_ssize_t word_start[8]
+    cdef Py_ssize_t word_end[8]
+    cdef Py_ssize_t b, i, j, m, length
+    cdef int found, w
+    cdef bint new
+    if not 0 < wanted <= 8:
+        raise ValueError(f"wanted must be in 1..8, got {wanted}")
+    for b in range(n):
+        i = starts[b]
+        found = 0
+        while i < ends[b] and found < wanted:
+            j = i
+            while j < ends[b] and PyUnicode_READ(kind, data, j) != 32:
+                j += 1
+            length = j - i
+            new = True
+            for w in range(found):
+                if word_end[w] - word_start[w] != length:
+                    continue
+                m = 0
+                while m < length and (PyUnicode_READ(kind, data, word_start[w] + m)
+                                      == PyUnicode_READ(kind, data, i + m)):
+                    m += 1
+                if m == length:
+                    new = False
+                    break
+            if new and length:
+                word_start[found] = i
+                word_end[found] = j
+                found += 1
+            i = j + 1
+        out[b] = found >= wanted
     return out_a

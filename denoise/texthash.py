@@ -19,6 +19,11 @@ from functools import lru_cache
 
 import numpy as np
 
+try:
+    from denoise import _compiled
+except ImportError:  # the compiled extension is optional
+    _compiled = None
+
 Q = 0x9E3779B97F4A7C15
 _MASK = (1 << 64) - 1
 _Q_INV = pow(Q, -1, 1 << 64)
@@ -109,6 +114,21 @@ def index_chunks(text: str, chunk_first: np.ndarray, chunk_last: np.ndarray) -> 
     np.cumsum(data == 32, out=spaces[1:])
     return ChunkIndex(byte_first, byte_last, prefix[byte_first], prefix[byte_last],
                       spaces[byte_first], spaces[byte_last])
+
+
+def distinct_words_python(text: str, starts: np.ndarray, ends: np.ndarray,
+                          wanted: int) -> np.ndarray:
+    """Per span ``text[starts[i]:ends[i]]``, whether it has ``wanted`` distinct words."""
+    return np.array([len(set(text[a:b].split())) >= wanted
+                     for a, b in zip(starts.tolist(), ends.tolist(), strict=True)], dtype=bool)
+
+
+def distinct_words(text: str, starts: np.ndarray, ends: np.ndarray, wanted: int) -> np.ndarray:
+    """:func:`distinct_words_python`, compiled where available (``wanted`` <= 8 there)."""
+    if _compiled is None or wanted > 8:
+        return distinct_words_python(text, starts, ends, wanted)
+    return _compiled.distinct_words(text, starts.astype(np.int64, copy=False),
+                                    ends.astype(np.int64, copy=False), wanted)
 
 
 def text_digests(texts: list[str], kind: int = 0) -> np.ndarray:

@@ -6,7 +6,7 @@ import pytest
 from denoise import blocks
 from denoise.blocks import index_dom
 from denoise.html import parse_html
-from denoise.texthash import index_chunks
+from denoise.texthash import distinct_words, distinct_words_python, index_chunks
 
 PAGES = [
     "<html><body><p>plain text</p></body></html>",
@@ -56,3 +56,21 @@ def test_text_is_whitespace_collapsed_chunks():
     python = index_dom(parse_html(PAGES[1]), compiled=False)
     assert python.chunks == ["lead", "bold", "tail end", "link", "in", "link", "after"]
     assert python.text == " ".join(python.chunks)
+
+
+@pytest.mark.skipif(blocks.WALK != "compiled", reason="the compiled kernel is not built here")
+def test_compiled_distinct_word_count_agrees_with_python():
+    text = "a a a b b b c d d e\u00e9 e\u00e9 ee \U0001f600 \U0001f600 x"
+    rng = np.random.default_rng(0)
+    starts = rng.integers(0, len(text), 300)
+    ends = np.minimum(starts + rng.integers(0, 20, 300), len(text))
+    # spans must start and end on word bounds, as block spans do
+    bounds = [0] + [i + 1 for i, c in enumerate(text) if c == " "] + [len(text) + 1]
+    starts = np.array([max(b for b in bounds if b <= s) for s in starts])
+    ends = np.array([max(b for b in bounds if b <= e + 1) - 1 for e in ends])
+    ends = np.maximum(ends, starts)
+    for wanted in (1, 2, 3, 5):
+        assert np.array_equal(
+            distinct_words(text, starts, ends, wanted),
+            distinct_words_python(text, starts, ends, wanted),
+        ), wanted

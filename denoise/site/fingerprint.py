@@ -43,7 +43,7 @@ from denoise.site.base import (
     rule_labels,
 )
 from denoise.site.counts import DigestCounts, MemoryCounts
-from denoise.texthash import text_digests
+from denoise.texthash import distinct_words, text_digests
 from denoise.treeops import and_down, or_up
 
 #: Blocks of up to this many words have their distinct words counted exactly; a
@@ -77,11 +77,8 @@ def eligible_blocks(page: PageBlocks, min_chars: int, min_unique_words: int) -> 
     eligible = ((ends - starts) >= min_chars) & (words >= min_unique_words)
     check = np.flatnonzero(eligible & (words <= _EXACT_WORDS_UP_TO))
     if len(check):
-        text = page.text
-        eligible[check] = [
-            len(set(text[a:b].split())) >= min_unique_words
-            for a, b in zip(starts[check].tolist(), ends[check].tolist(), strict=True)
-        ]
+        eligible[check] = distinct_words(page.text, starts[check], ends[check],
+                                         min_unique_words)
     return and_down(page.parents, eligible)
 
 
