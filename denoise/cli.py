@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 import sys
 import time
+from collections.abc import Callable, Iterator
+from contextlib import nullcontext
 from enum import StrEnum
 from pathlib import Path
 from typing import Annotated, TextIO
@@ -17,6 +19,7 @@ from rich.table import Table
 from denoise.decode import DEFAULT_MAX_BYTES
 from denoise.errors import DenoiseError, PageError
 from denoise.output import atomic_text
+from denoise.page import Page
 from denoise.reader import Skipped, read_pages
 from denoise.site import METHODS, REASONS, Label, LabeledPage, SiteMethod, SiteStore
 from denoise.site.batch import SiteReport, label_sites
@@ -57,7 +60,8 @@ InputsArg = Annotated[
 
 
 def _method_factory(method: str, theta: float, structure: bool, contained: float | None,
-                    store: SiteStore | None):
+                    store: SiteStore | None) -> Callable[[str], SiteMethod]:
+    """A maker of one unfitted method per site, bound to that site's stored counts."""
     cls = METHODS[method]
 
     def make(site: str) -> SiteMethod:
@@ -71,7 +75,7 @@ def _method_factory(method: str, theta: float, structure: bool, contained: float
     return make
 
 
-def _block_record(page: LabeledPage, method: type[SiteMethod]) -> list[dict[str, object]]:
+def _block_records(page: LabeledPage, method: type[SiteMethod]) -> list[dict[str, object]]:
     records = []
     for block, label, support, reason, example in zip(
         page.blocks.blocks, page.labels.tolist(), page.support.tolist(),
@@ -185,7 +189,7 @@ def site_command(
                 disable=not err.is_terminal) as progress:
             task = progress.add_task("reading and segmenting", total=None)
 
-            def pages():
+            def pages() -> Iterator[Page]:
                 for item in read_pages(inputs, site=site, max_bytes=max_bytes):
                     if isinstance(item, Skipped):
                         skipped.append(str(item))
@@ -199,14 +203,11 @@ def site_command(
                 _say(err, f"skipped {error}")
 
             labelled = label_sites(pages(), make, on_error=on_error)
-            if out is None:
+            with atomic_text(out) if out is not None else nullcontext() as stream:
                 for page in labelled:
                     reports.setdefault(page.page.site, SiteReport(page.page.site)).add(page)
-            else:
-                with atomic_text(out) as stream:
-                    for page in labelled:
-                        reports.setdefault(page.page.site, SiteReport(page.page.site)).add(page)
-                        for record in _block_record(page, METHODS[name]):
+                    if stream is not None:
+                        for record in _block_records(page, METHODS[name]):
                             stream.write(json.dumps(record, ensure_ascii=False) + "\n")
         if store is not None:
             store.close()
@@ -222,7 +223,3 @@ def site_command(
         _say(err, "error: no page could be labelled")
         raise typer.Exit(1)
 
-
-def main() -> None:  # pragma: no cover - console entry point
-    """Run the ``denoise`` command line."""
-    app()
