@@ -18,9 +18,7 @@ from typing import ClassVar, Self
 
 import numpy as np
 
-from denoise.blocks import PageBlocks, segment_dom
-from denoise.blocks import index_dom as _index_dom
-from denoise.html import parse_html
+from denoise.blocks import PageBlocks, segment
 from denoise.page import Page
 from denoise.site.counts import DigestCounts
 
@@ -99,11 +97,6 @@ def digest(text: str, kind: bytes = b"t") -> int:
     return int.from_bytes(value, "little", signed=True)
 
 
-def digests(texts: Iterable[str], kind: bytes = b"t") -> np.ndarray:
-    """:func:`digest` of each text, as an int64 array."""
-    return np.fromiter((digest(t, kind) for t in texts), dtype=np.int64)
-
-
 class SiteMethod(ABC):
     """A site-level template detector: ``fit`` on one site's pages, then ``label`` them.
 
@@ -120,7 +113,7 @@ class SiteMethod(ABC):
 
     def segment(self, page: Page) -> PageBlocks:
         """Parse and segment ``page`` the way this method needs."""
-        return segment_dom(page, _index_dom(parse_html(page.html, page.id)), self.scheme)
+        return segment(page, self.scheme)
 
     @abstractmethod
     def fit(self, pages: Iterable[PageBlocks]) -> Self:

@@ -28,8 +28,8 @@ from denoise.site.base import (
     digest,
     page_frequencies,
     page_key,
+    rule_labels,
 )
-from denoise.site.base import rule_labels as _rule_labels
 from denoise.site.counts import DigestCounts, MemoryCounts
 
 SHINGLE_WORDS = 4
@@ -89,7 +89,7 @@ class ShingleMethod(SiteMethod):
         eligible, keys = self._keys(page)
         df, pages = page_frequencies(self.counts_, page_key(page), keys, "shingle")
         df = np.where(eligible, df, 0)
-        labels, reasons = _rule_labels(df, pages, self.theta)
+        labels, reasons = rule_labels(df, pages, self.theta)
         labels[~eligible] = Label.UNKNOWN
         reasons[~eligible] = REASON["short"]
         return LabeledPage(blocks=page, labels=labels,
