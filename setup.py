@@ -1,7 +1,9 @@
-"""Build the compiled hot loops (``denoise._compiled``); everything else is in pyproject.toml.
+"""Build the compiled hot loops (``denoise._compiled``, ``denoise._isotonic``); everything
+else is in pyproject.toml.
 
-The extension reads lxml's tree through lxml's public C API. It is optional: where
-it cannot be built, ``denoise.blocks`` falls back to the same walk in Python.
+``denoise._compiled`` reads lxml's tree through lxml's public C API; ``denoise._isotonic``
+is the dynamic program of ``denoise.smooth`` and needs numpy only. Both are optional:
+where one cannot be built, its module falls back to the same steps in Python.
 """
 
 import lxml
@@ -16,4 +18,11 @@ walk = Extension(
     define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")],
     optional=True,
 )
-setup(ext_modules=cythonize([walk], language_level=3, quiet=True))
+isotonic = Extension(
+    "denoise._isotonic",
+    ["denoise/_isotonic.pyx"],
+    include_dirs=[numpy.get_include()],
+    define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")],
+    optional=True,
+)
+setup(ext_modules=cythonize([walk, isotonic], language_level=3, quiet=True))

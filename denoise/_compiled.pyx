@@ -13,10 +13,14 @@ import numpy as np
 cimport numpy as cnp
 from cpython.mem cimport PyMem_Free, PyMem_Realloc
 from cpython.unicode cimport PyUnicode_DATA, PyUnicode_DecodeUTF8, PyUnicode_KIND, PyUnicode_READ
-from libc.string cimport memcpy, strlen
+from libc.math cimport log
+from libc.string cimport memcpy, strlen, strncmp, strstr
+
+cdef extern from "<strings.h>" nogil:
+    int strncasecmp(const char* a, const char* b, size_t n)
 
 cimport lxml.includes.etreepublic as cetree
-from lxml.includes.tree cimport xmlNode, XML_ELEMENT_NODE, XML_TEXT_NODE, XML_CDATA_SECTION_NODE
+from lxml.includes.tree cimport xmlAttr, xmlNode, XML_ELEMENT_NODE, XML_TEXT_NODE, XML_CDATA_SECTION_NODE
 
 cnp.import_array()
 
@@ -456,4 +460,249 @@ def distinct_words(str text, const long long[:] starts, const long long[:] ends,
                 found += 1
             i = j + 1
         out[b] = found >= wanted
+    return out_a
+
+
+# Class / id words that hint at a block's role, one bit a group (see denoise.features).
+DEF N_CUES = 40  # noqa
+cdef const char* _CUE_WORDS[N_CUES]
+_CUE_WORDS[:] = [b"nav", b"menu", b"breadcrumb", b"toolbar", b"skip", b"pagination", b"pager", b"footer", b"copyright", b"legal", b"header", b"masthead", b"banner", b"logo", b"sidebar", b"aside", b"widget", b"related", b"rail", b"advert", b"sponsor", b"promo", b"social", b"share", b"subscribe", b"newsletter", b"cookie", b"comment", b"reply", b"content", b"article", b"main", b"post", b"entry", b"story", b"text", b"body", b"search", b"login", b"signin"]
+cdef int _CUE_BITS[N_CUES]
+_CUE_BITS[:] = [0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3, 3, 4, 4, 4, 4, 4, 4, 4, 4, 5, 5, 6, 6, 6, 6, 6, 6, 6, 6, 7, 7, 7]
+
+
+cdef inline unsigned int _fnv(const unsigned char* s, Py_ssize_t n) noexcept nogil:
+    cdef unsigned int h = 2166136261u
+    cdef Py_ssize_t i
+    cdef unsigned char c
+    for i in range(n):
+        c = s[i]
+        if 65 <= c <= 90:
+            c += 32
+        h = (h ^ c) * 16777619u
+    return h if h > 1 else h + 2
+
+
+cdef unsigned int _host_hash(const unsigned char* href) noexcept nogil:
+    """0 for a relative link, 1 for one that goes nowhere (#, javascript:, mailto:),
+    else a hash of the host (``www.`` dropped; a Wayback capture's inner host)."""
+    cdef const unsigned char* s = href
+    cdef const unsigned char* inner
+    cdef const unsigned char* host
+    cdef Py_ssize_t n
+    while s[0] == 32 or s[0] == 9 or s[0] == 10 or s[0] == 13:
+        s += 1
+    if s[0] == 0 or s[0] == 35:  # empty or #fragment
+        return 1
+    if (strncmp(<const char*>s, "javascript:", 11) == 0 or strncmp(<const char*>s, "mailto:", 7) == 0
+            or strncmp(<const char*>s, "JavaScript:", 11) == 0 or strncmp(<const char*>s, "tel:", 4) == 0):
+        return 1
+    inner = <const unsigned char*>strstr(<const char*>s, "/web/")
+    if inner is not NULL:
+        inner = <const unsigned char*>strstr(<const char*>inner, "://")
+        if inner is NULL:
+            return 0
+        host = inner + 3
+    else:
+        host = <const unsigned char*>strstr(<const char*>s, "//")
+        if host is NULL:
+            return 0
+        if host != s and (host - 1)[0] != 58:  # "//" not after a scheme's colon: a path
+            return 0
+        host += 2
+    if strncasecmp(<const char*>host, "www.", 4) == 0:
+        host += 4
+    n = 0
+    while host[n] != 0 and host[n] != 47 and host[n] != 58 and host[n] != 63 and host[n] != 35:
+        n += 1
+    return _fnv(host, n) if n else 0
+
+
+def host_hash(bytes host):
+    """The hash ``markup_stats`` gives links to ``host`` (``www.`` dropped)."""
+    cdef const unsigned char* s = host
+    if host.lower().startswith(b"www."):
+        s += 4
+    return _fnv(s, strlen(<const char*>s))
+
+
+cdef unsigned int _cues_of(const unsigned char* value) noexcept nogil:
+    """The cue bits of one attribute value (matched in lower case, first 255 bytes)."""
+    cdef char low[256]
+    cdef Py_ssize_t i = 0
+    cdef unsigned int bits = 0
+    cdef unsigned char c
+    cdef int k
+    while value[i] != 0 and i < 255:
+        c = value[i]
+        low[i] = <char>(c + 32 if 65 <= c <= 90 else c)
+        i += 1
+    low[i] = 0
+    if i == 0:
+        return 0
+    for k in range(N_CUES):
+        if not (bits >> _CUE_BITS[k]) & 1 and strstr(low, _CUE_WORDS[k]) is not NULL:
+            bits |= 1u << _CUE_BITS[k]
+    return bits
+
+
+def markup_stats(root):
+    """Per element in walk order: bytes of its tags and attributes, the host hash of
+    its ``href`` (``<a>`` only, 0 otherwise; see ``_host_hash``), and the cue bits of
+    its ``id`` and ``class``. A second pass over libxml2's nodes: no Python objects."""
+    cdef cetree._Element top = <cetree._Element?>root
+    cdef xmlNode* start = top._c_node
+    cdef xmlNode* node
+    cdef xmlNode* child
+    cdef xmlAttr* attr
+    cdef const unsigned char* value
+    cdef Py_ssize_t count = 0
+    cdef Py_ssize_t index = 0
+    cdef Py_ssize_t size, name_size
+    cdef unsigned int hashed
+    node = start
+    while node is not NULL:  # count, as the walk does
+        count += 1
+        node = _next_element(node, start)
+    bytes_a = np.empty(count, dtype=np.int32)
+    hosts_a = np.zeros(count, dtype=np.uint32)
+    cues_a = np.zeros(count, dtype=np.uint8)
+    cdef int[:] markup = bytes_a
+    cdef cnp.uint32_t[:] hosts = hosts_a
+    cdef cnp.uint8_t[:] cues = cues_a
+    node = start
+    while node is not NULL:
+        name_size = strlen(<const char*>node.name)
+        size = 2 * name_size + 5
+        attr = node.properties
+        while attr is not NULL:
+            value = <const unsigned char*>b""
+            if attr.children is not NULL and attr.children.content is not NULL:
+                value = <const unsigned char*>attr.children.content
+            size += strlen(<const char*>attr.name) + strlen(<const char*>value) + 4
+            if strncmp(<const char*>attr.name, "class", 6) == 0 or strncmp(<const char*>attr.name, "id", 3) == 0:
+                cues[index] |= _cues_of(value)
+            elif (name_size == 1 and node.name[0] == 97
+                  and strncmp(<const char*>attr.name, "href", 5) == 0):
+                hosts[index] = _host_hash(value)
+            attr = attr.next
+        markup[index] = <int>min(size, 2147483647)
+        index += 1
+        node = _next_element(node, start)
+    return bytes_a, hosts_a, cues_a
+
+
+cdef inline xmlNode* _next_element(xmlNode* node, xmlNode* start) noexcept nogil:
+    """The element after ``node`` in document order, staying under ``start``."""
+    cdef xmlNode* child = node.children
+    while child is not NULL and child.type != XML_ELEMENT_NODE:
+        child = child.next
+    if child is not NULL:
+        return child
+    while node is not NULL:
+        if node is start:
+            return NULL
+        child = node.next
+        while child is not NULL and child.type != XML_ELEMENT_NODE:
+            child = child.next
+        if child is not NULL:
+            return child
+        node = node.parent
+    return NULL
+
+
+def forest_proba(const int[:] feature, const double[:] threshold, const int[:] left,
+                 const int[:] right, const float[:] value, const int[:] roots,
+                 const float[:, :] X):
+    """Mean leaf value over the trees for each row of ``X`` (see ``denoise.model``).
+
+    The model loader has checked that every child index is larger than its parent's,
+    so each walk ends.
+    """
+    cdef Py_ssize_t n = X.shape[0]
+    cdef Py_ssize_t trees = roots.shape[0]
+    out_a = np.zeros(n, dtype=np.float64)
+    cdef double[:] out = out_a
+    cdef Py_ssize_t i, t
+    cdef int node
+    cdef double total
+    for i in range(n):
+        total = 0.0
+        for t in range(trees):
+            node = roots[t]
+            while feature[node] >= 0:
+                if X[i, feature[node]] <= threshold[node]:
+                    node = left[node]
+                else:
+                    node = right[node]
+            total += value[node]
+        out[i] = total / trees if trees else 0.0
+    return out_a
+
+
+def or_down(const int[:] parents, const cnp.uint8_t[:] bits):
+    """Per node, the OR of its own and all its ancestors' bits; preorder."""
+    cdef Py_ssize_t n = parents.shape[0]
+    out_a = np.empty(n, dtype=np.uint8)
+    cdef cnp.uint8_t[:] out = out_a
+    cdef Py_ssize_t i
+    for i in range(n):
+        out[i] = bits[i] | (out[parents[i]] if parents[i] >= 0 else 0)
+    return out_a
+
+
+def sibling_ranks(const int[:] parents):
+    """Per node, its index among its parent's children, and their number; preorder."""
+    cdef Py_ssize_t n = parents.shape[0]
+    rank_a = np.empty(n, dtype=np.float64)
+    size_a = np.empty(n, dtype=np.float64)
+    children_a = np.zeros(n + 1, dtype=np.int64)
+    cdef double[:] rank = rank_a
+    cdef double[:] size = size_a
+    cdef long long[:] children = children_a
+    cdef Py_ssize_t i, p
+    for i in range(n):
+        p = parents[i] if parents[i] >= 0 else n  # roots share a slot
+        rank[i] = children[p]
+        children[p] += 1
+    for i in range(n):
+        size[i] = children[parents[i] if parents[i] >= 0 else n]
+    return rank_a, size_a
+
+
+def node_kl(const long long[:] ids, const long long[:, :] spans, Py_ssize_t vocab_size):
+    """Per span of ``ids``: KL divergence from its word distribution to the rest of the
+    page's, add-one smoothed (see ``denoise.features._kl_python``)."""
+    cdef Py_ssize_t n = spans.shape[0]
+    cdef Py_ssize_t total = ids.shape[0]
+    out_a = np.zeros(n, dtype=np.float64)
+    page_a = np.zeros(vocab_size + 1, dtype=np.int64)
+    here_a = np.zeros(vocab_size + 1, dtype=np.int64)
+    cdef double[:] out = out_a
+    cdef long long[:] page = page_a
+    cdef long long[:] here = here_a
+    cdef Py_ssize_t i, j, length
+    cdef long long w
+    cdef double p_block, p_rest, rest, kl
+
+    for j in range(total):
+        page[ids[j]] += 1
+    for i in range(n):
+        length = spans[i, 1] - spans[i, 0]
+        if length <= 0:
+            continue
+        rest = <double>(total - length) + vocab_size
+        for j in range(spans[i, 0], spans[i, 1]):
+            here[ids[j]] += 1
+        kl = 0.0
+        for j in range(spans[i, 0], spans[i, 1]):
+            w = ids[j]
+            if here[w] > 0:  # first sight of the word in this span: its term, once
+                p_block = here[w] / <double>length
+                p_rest = (page[w] - here[w] + 1.0) / rest
+                kl += p_block * log(p_block / p_rest)
+                here[w] = -here[w]
+        for j in range(spans[i, 0], spans[i, 1]):
+            here[ids[j]] = 0
+        out[i] = kl
     return out_a

@@ -36,6 +36,14 @@ LAYOUT_TAGS = frozenset(
     "table p ul ol dl div form h1 h2 h3 h4 h5 h6 blockquote pre center section article "
     "nav header footer aside main body".split()
 )
+#: The regions a page-level detector scores: Kołcz & Yih's block tags, Chen's layout
+#: tags, and the other elements that hold a page's prose or a site's furniture
+#: (paragraphs, HTML5 sections, forms). ``body`` is one, so every visible text lies
+#: in some region, and ``<p>`` is one, so an article made of bare paragraphs has
+#: blocks to keep.
+REGION_TAGS = BLOCK_TAGS | LAYOUT_TAGS | frozenset(
+    "p address figure figcaption menu fieldset caption".split()
+)
 #: Ma et al. 3: text chunks lie between the closest table tags; image maps also bound
 #: them. TD/TR are not delimiters: the paper rejects them as too small a unit.
 CHUNK_DELIMITER_TAGS = frozenset({"table", "map"})
@@ -371,10 +379,11 @@ SELECTORS: dict[str, Callable[[DomIndex], np.ndarray]] = {
     "nodes": _every_element,
     "layout": _by_tags(LAYOUT_TAGS),
     "pagelets": _pagelets,
+    "regions": _by_tags(REGION_TAGS),
 }
 #: The segmentations, by name: Kołcz & Yih's block tags, every element node
-#: (Chakrabarti et al.), Chen et al.'s layout blocks, Bar-Yossef's pagelets, and Ma et
-#: al.'s table text chunks.
+#: (Chakrabarti et al.), Chen et al.'s layout blocks, Bar-Yossef's pagelets, the
+#: regions the page-level detector scores, and Ma et al.'s table text chunks.
 SCHEMES = (*SELECTORS, "table-chunks")
 
 

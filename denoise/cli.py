@@ -223,3 +223,7 @@ def site_command(
         _say(err, "error: no page could be labelled")
         raise typer.Exit(1)
 
+
+
+# the page-level commands (train, apply, evaluate, show) register on the same app
+from denoise import cli_page  # noqa: E402, F401

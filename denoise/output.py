@@ -8,7 +8,7 @@ import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TextIO
+from typing import BinaryIO, TextIO
 
 
 @contextmanager
@@ -22,12 +22,25 @@ def atomic_text(path: str | Path) -> Iterator[TextIO]:
         yield sys.stdout
         sys.stdout.flush()
         return
-    target = Path(path)
+    with _atomic(Path(path), "w") as stream:
+        yield stream
+
+
+@contextmanager
+def atomic_binary(path: str | os.PathLike[str]) -> Iterator[BinaryIO]:
+    """:func:`atomic_text` for bytes (no standard output)."""
+    with _atomic(Path(path), "wb") as stream:
+        yield stream
+
+
+@contextmanager
+def _atomic(target: Path, mode: str) -> Iterator:
     target.parent.mkdir(parents=True, exist_ok=True)
     handle, temporary = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp",
                                          dir=target.parent)
     try:
-        with os.fdopen(handle, "w", encoding="utf-8") as stream:
+        encoding = None if "b" in mode else "utf-8"
+        with os.fdopen(handle, mode, encoding=encoding) as stream:
             yield stream
             stream.flush()
             os.fsync(stream.fileno())

@@ -66,3 +66,39 @@ def or_up(parents: np.ndarray, flags: np.ndarray) -> np.ndarray:
     if _compiled is None:
         return or_up_python(parents, flags)
     return _compiled.or_up(parents.astype(np.int32, copy=False), flags.astype(bool, copy=False))
+
+
+def or_down_python(parents: np.ndarray, bits: np.ndarray) -> np.ndarray:
+    """Per node, the bitwise OR of its own and all its ancestors' bits."""
+    out = bits.tolist()
+    for index, parent in enumerate(parents.tolist()):
+        if parent >= 0:
+            out[index] |= out[parent]
+    return np.array(out, dtype=np.uint8)
+
+
+def sibling_ranks_python(parents: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per node, its index among its parent's children (roots count as siblings), and
+    how many they are."""
+    seen: dict[int, int] = {}
+    rank = []
+    for parent in parents.tolist():
+        rank.append(seen.get(parent, 0))
+        seen[parent] = rank[-1] + 1
+    size = [seen[parent] for parent in parents.tolist()]
+    return np.array(rank, dtype=np.float64), np.array(size, dtype=np.float64)
+
+
+def or_down(parents: np.ndarray, bits: np.ndarray) -> np.ndarray:
+    """:func:`or_down_python`, compiled where available."""
+    if _compiled is None:
+        return or_down_python(parents, bits)
+    return _compiled.or_down(parents.astype(np.int32, copy=False),
+                             bits.astype(np.uint8, copy=False))
+
+
+def sibling_ranks(parents: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`sibling_ranks_python`, compiled where available."""
+    if _compiled is None:
+        return sibling_ranks_python(parents)
+    return _compiled.sibling_ranks(parents.astype(np.int32, copy=False))

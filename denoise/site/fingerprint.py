@@ -94,10 +94,11 @@ class FingerprintMethod(SiteMethod):
     structure : also match link-bearing blocks by masked structure (see module doc).
     counts : where the digest counts live; a fresh :class:`MemoryCounts` if None,
         or a site of a :class:`~denoise.site.counts.SiteStore` to accumulate runs.
+    scheme : the segmentation counted: Kołcz & Yih's ``blocks``, or the ``regions``
+        the page-level detector scores (its training labels).
     """
 
     name: ClassVar[str] = "fingerprint"
-    scheme: ClassVar[str] = "blocks"
 
     def __init__(
         self,
@@ -108,7 +109,9 @@ class FingerprintMethod(SiteMethod):
         contained: float | None = None,
         structure: bool = False,
         counts: DigestCounts | None = None,
+        scheme: str = "blocks",
     ) -> None:
+        self.scheme = scheme
         self.theta = theta
         self.min_chars = min_chars
         self.min_unique_words = min_unique_words

@@ -1,0 +1,348 @@
+"""Main-content extraction ("give me the article"): our extractor against five others.
+
+Run from the repository root (needs the ``bench`` extra, ``pip install -e ".[bench]"``,
+or the same packages and ``PYTHONPATH=.``; and the shared corpora):
+
+    python benchmarks/main_content.py [--sets SET ...] [--limit N] [--extractors NAME ...]
+                                      [--markdown PATH] [--pages-out PATH.jsonl]
+
+Every extractor runs on the same pages of ``content-dev.tar.xz`` in one pass, page by
+page (so a noisy shared machine affects all of them alike), and is scored per set with
+:mod:`content_scoring`: trafilatura's own snippet method on its set, word 4-gram
+shingles against the gold text on the others. ``--limit N`` takes N pages a set,
+evenly spread over it. Speed is pages per CPU-second, :func:`time.process_time`
+around each extractor call alone (it includes the extractor's own HTML parsing).
+
+The extractors, all given the same decoded page text (``str``) and defaults except
+where noted:
+
+- ``all-text``: every visible text outside ``<head>`` (:func:`corpora.content.html_text`):
+  what doing nothing scores.
+- ``denoise``: ``denoise.main_text(html, url)``; skipped while it does not exist.
+- ``trafilatura``: ``trafilatura.extract(html, url=url, include_comments=False)``,
+  plain text; comments are not the article (and trafilatura's own evaluation leaves
+  them out too). Precision / recall balance, tables, fallbacks: defaults.
+- ``readability``: readability-lxml ``Document(html).summary(html_partial=True)``, its
+  HTML turned into text with ``html_text`` (block-aware; ``text_content()`` would glue
+  the last word of a paragraph to the first of the next).
+- ``justext``: ``justext.justext(html, get_stoplist("English"))``, the paragraphs not
+  classed boilerplate, one a line. The English stoplist holds for every page, so pages
+  in other languages (many in trafilatura's set) come out mostly empty.
+- ``boilerpy3``: ``extractors.ArticleExtractor().get_content(html)``, the extractor
+  boilerpy3 (like boilerpipe) recommends for news articles.
+- ``resiliparse``: ``extract_plain_text(HTMLTree.parse(html), main_content=True)``.
+
+A call that raises (or runs over ``--timeout`` seconds) is a failure and scores as an
+empty extraction. ``empty`` counts pages whose output has no word (failures included).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import signal
+import sys
+import time
+from collections import Counter, defaultdict
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from importlib.metadata import PackageNotFoundError, version
+from pathlib import Path
+from typing import Any, TextIO
+
+from content_scoring import (
+    ShingleScore,
+    SnippetCounts,
+    count_snippets,
+    mean_scores,
+    pooled,
+    score_shingles,
+    shingles,
+    words,
+)
+
+from corpora.content import SETS, GoldPage, html_text, iter_content_pages
+from denoise.reader import Skipped
+
+Extract = Callable[[str, str | None], str | None]
+
+_WARM_UP = "<html><head><title>t</title></head><body><p>A short warm-up page.</p></body></html>"
+
+
+def _all_text() -> Extract:
+    return lambda html, url: html_text(html, skip_head=True)
+
+
+def _denoise() -> Extract:
+    from denoise import main_text  # type: ignore[attr-defined]  # written concurrently
+
+    return lambda html, url: main_text(html, url=url)
+
+
+def _trafilatura() -> Extract:
+    import trafilatura
+
+    return lambda html, url: trafilatura.extract(html, url=url, include_comments=False)
+
+
+def _readability() -> Extract:
+    from readability import Document
+
+    return lambda html, url: html_text(Document(html).summary(html_partial=True))
+
+
+def _justext() -> Extract:
+    import justext
+
+    stoplist = justext.get_stoplist("English")
+
+    def extract(html: str, url: str | None) -> str:
+        paragraphs = justext.justext(html, stoplist)
+        return "\n".join(p.text for p in paragraphs if not p.is_boilerplate)
+
+    return extract
+
+
+def _boilerpy3() -> Extract:
+    from boilerpy3 import extractors
+
+    extractor = extractors.ArticleExtractor()
+    return lambda html, url: extractor.get_content(html)
+
+
+def _resiliparse() -> Extract:
+    from resiliparse.extract.html2text import extract_plain_text
+    from resiliparse.parse.html import HTMLTree
+
+    return lambda html, url: extract_plain_text(HTMLTree.parse(html), main_content=True)
+
+
+#: name -> (factory, distribution whose version is reported)
+EXTRACTORS: dict[str, tuple[Callable[[], Extract], str | None]] = {
+    "all-text": (_all_text, None),
+    "denoise": (_denoise, "webdenoise"),
+    "trafilatura": (_trafilatura, "trafilatura"),
+    "readability": (_readability, "readability-lxml"),
+    "justext": (_justext, "justext"),
+    "boilerpy3": (_boilerpy3, "boilerpy3"),
+    "resiliparse": (_resiliparse, "resiliparse"),
+}
+
+
+class _Timeout(Exception):
+    """An extractor call ran over the time limit."""
+
+
+def _on_alarm(signum: int, frame: Any) -> None:
+    raise _Timeout
+
+
+@dataclass
+class Tally:
+    """What one extractor did on one set."""
+
+    pages: int = 0
+    failures: int = 0
+    empty: int = 0
+    seconds: float = 0.0
+    snippets: SnippetCounts = field(default_factory=SnippetCounts)
+    shingle_scores: list[ShingleScore] = field(default_factory=list)
+    errors: Counter[str] = field(default_factory=Counter)
+
+    def f1_p_r(self) -> tuple[float, float, float]:
+        """The set's headline F1, P, R: pooled snippets, or per-page mean of shingles."""
+        if self.shingle_scores:
+            mean = mean_scores(self.shingle_scores)
+            return mean.f1, mean.precision, mean.recall
+        return self.snippets.f1, self.snippets.precision, self.snippets.recall
+
+
+def load_extractors(names: list[str]) -> dict[str, Extract]:
+    """The named extractors that can run here, warmed up; the others are reported."""
+    ready: dict[str, Extract] = {}
+    for name in names:
+        factory, _ = EXTRACTORS[name]
+        try:
+            extract = factory()
+            extract(_WARM_UP, None)  # pay lazy imports and set-up before timing
+        except (ImportError, AttributeError) as missing:
+            print(f"skipping {name}: {type(missing).__name__}: {missing}", file=sys.stderr)
+            continue
+        except Exception as error:  # a warm-up failure is not fatal
+            print(f"{name}: warm-up failed ({error!r}); running anyway", file=sys.stderr)
+        ready[name] = extract
+    return ready
+
+
+def run_extractor(extract: Extract, page: GoldPage, timeout: float) -> tuple[str | None, float,
+                                                                              str | None]:
+    """Output (None on failure), CPU seconds and error name of one extractor call."""
+    signal.setitimer(signal.ITIMER_REAL, timeout)
+    started = time.process_time()
+    try:
+        output = extract(page.html, page.url)
+        error = None
+    except _Timeout:
+        output, error = None, "timeout"
+    except Exception as exc:  # any crash is a per-page failure
+        output, error = None, type(exc).__name__
+    finally:
+        seconds = time.process_time() - started
+        signal.setitimer(signal.ITIMER_REAL, 0)
+    if output is not None and not isinstance(output, str):
+        output, error = None, f"returned {type(output).__name__}"
+    return output, seconds, error
+
+
+def benchmark(
+    pages: Iterable[GoldPage], extractors: dict[str, Extract], timeout: float,
+    pages_out: TextIO | None = None,
+) -> dict[str, dict[str, Tally]]:
+    """Run every extractor on every page; tallies by set, then extractor."""
+    tallies: dict[str, dict[str, Tally]] = defaultdict(lambda: {n: Tally() for n in extractors})
+    started = time.monotonic()
+    for count, page in enumerate(pages, 1):
+        gold = None if page.has_snippets else shingles(page.gold_text)
+        for name, extract in extractors.items():
+            output, seconds, error = run_extractor(extract, page, timeout)
+            tally = tallies[page.set_name][name]
+            tally.pages += 1
+            tally.seconds += seconds
+            if error is not None:
+                tally.failures += 1
+                tally.errors[error] += 1
+            if not words(output or ""):
+                tally.empty += 1
+            record: dict[str, Any] = {"set": page.set_name, "page": page.page_id,
+                                      "extractor": name, "cpu_s": round(seconds, 4),
+                                      "error": error}
+            if gold is None:
+                counts = count_snippets(output, page.keep, page.drop)
+                tally.snippets += counts
+                record.update(tp=counts.tp, fp=counts.fp, fn=counts.fn, tn=counts.tn)
+            else:
+                score = score_shingles(output, gold)
+                tally.shingle_scores.append(score)
+                record.update(p=round(score.precision, 4), r=round(score.recall, 4),
+                              f1=round(score.f1, 4))
+            if pages_out is not None:
+                pages_out.write(json.dumps(record) + "\n")
+        if count % 250 == 0:
+            print(f"{count} pages, {time.monotonic() - started:.0f} s", file=sys.stderr,
+                  flush=True)
+    return tallies
+
+
+def _pct(value: float) -> str:
+    return f"{100 * value:.1f}"
+
+
+def _speed(pages: int, seconds: float) -> str:
+    return f"{pages / seconds:,.0f}" if seconds > 0 else "-"
+
+
+def set_table(name: str, tallies: dict[str, Tally]) -> list[str]:
+    """Markdown lines of one set's table."""
+    snippets = not any(t.shingle_scores for t in tallies.values())
+    extra = "accuracy" if snippets else "pooled F1"
+    how = ("snippets, trafilatura's method, pooled" if snippets
+           else "word 4-gram shingles, mean per page; pooled F1 over all shingles")
+    lines = [f"### {name} ({how})", "",
+             f"| extractor | F1 | P | R | {extra} | pages | failures | empty | pages/CPU-s |",
+             "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    for extractor, tally in tallies.items():
+        f1, p, r = tally.f1_p_r()
+        other = (tally.snippets.accuracy if snippets
+                 else pooled(tally.shingle_scores).f1)
+        lines.append(f"| {extractor} | {_pct(f1)} | {_pct(p)} | {_pct(r)} | {_pct(other)} | "
+                     f"{tally.pages} | {tally.failures} | {tally.empty} | "
+                     f"{_speed(tally.pages, tally.seconds)} |")
+    return [*lines, ""]
+
+
+def overall_table(by_set: dict[str, dict[str, Tally]], names: list[str]) -> list[str]:
+    """Markdown lines of the table over all sets: each set's F1 / P / R weighs the same."""
+    lines = ["### overall (mean of the sets' F1 / P / R; each set counts once)", "",
+             "| extractor | F1 | P | R | pages | failures | empty | pages/CPU-s |",
+             "|---|---:|---:|---:|---:|---:|---:|---:|"]
+    for name in names:
+        tallies = [by_set[s][name] for s in by_set]
+        figures = [t.f1_p_r() for t in tallies]
+        n = len(figures)
+        pages = sum(t.pages for t in tallies)
+        seconds = sum(t.seconds for t in tallies)
+        lines.append(
+            f"| {name} | {_pct(sum(f[0] for f in figures) / n)} | "
+            f"{_pct(sum(f[1] for f in figures) / n)} | {_pct(sum(f[2] for f in figures) / n)} | "
+            f"{pages} | {sum(t.failures for t in tallies)} | {sum(t.empty for t in tallies)} | "
+            f"{_speed(pages, seconds)} |")
+    return [*lines, ""]
+
+
+def _versions(names: list[str]) -> str:
+    found = []
+    for name in names:
+        distribution = EXTRACTORS[name][1]
+        if distribution is None:
+            continue
+        try:
+            found.append(f"{distribution} {version(distribution)}")
+        except PackageNotFoundError:
+            found.append(f"{distribution} ?")
+    return ", ".join(found)
+
+
+def main() -> None:
+    """Run the benchmark and print its tables."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sets", nargs="+", choices=SETS, default=list(SETS))
+    parser.add_argument("--limit", type=int, help="pages a set (evenly spread); default all")
+    parser.add_argument("--extractors", nargs="+", choices=list(EXTRACTORS),
+                        default=list(EXTRACTORS))
+    parser.add_argument("--timeout", type=float, default=60.0,
+                        help="seconds an extractor may spend on one page (default 60)")
+    parser.add_argument("--markdown", type=Path, help="also write the tables here")
+    parser.add_argument("--pages-out", type=Path, help="per-page scores, JSON lines")
+    args = parser.parse_args()
+    logging.basicConfig(level=logging.CRITICAL)  # failures are counted, not logged
+    signal.signal(signal.SIGALRM, _on_alarm)
+    extractors = load_extractors(args.extractors)
+    if not extractors:
+        sys.exit("no extractor can run")
+    names = list(extractors)
+    skipped: list[Skipped] = []
+    wall, cpu = time.monotonic(), time.process_time()
+    pages = iter_content_pages(args.sets, args.limit, skipped=skipped)
+    if args.pages_out:
+        args.pages_out.parent.mkdir(parents=True, exist_ok=True)
+        with args.pages_out.open("w", encoding="utf-8") as stream:
+            by_set = benchmark(pages, extractors, args.timeout, stream)
+    else:
+        by_set = benchmark(pages, extractors, args.timeout)
+    wall, cpu = time.monotonic() - wall, time.process_time() - cpu
+    skips = Counter(item.source.split(":", 1)[0] for item in skipped)
+    counts = ", ".join(f"{s} {next(iter(by_set[s].values())).pages}"
+                       + (f" (+{skips[s]} skipped)" if skips[s] else "") for s in by_set)
+    errors: Counter[str] = Counter()
+    for tallies in by_set.values():
+        for name, tally in tallies.items():
+            errors.update({f"{name} {kind}": n for kind, n in tally.errors.items()})
+    lines = [
+        f"Pages: {counts}; limit {args.limit or 'none'} a set.",
+        f"Versions: {_versions(names)}.",
+        f"Run: {wall:.0f} s wall, {cpu:.0f} s CPU (loading, extraction and scoring).",
+        "Failures: " + (", ".join(f"{k} x{n}" for k, n in sorted(errors.items())) or "none") + ".",
+        "",
+        *[line for s in by_set for line in set_table(s, by_set[s])],
+        *overall_table(by_set, names),
+    ]
+    text = "\n".join(lines)
+    print(text)
+    if args.markdown:
+        args.markdown.parent.mkdir(parents=True, exist_ok=True)
+        args.markdown.write_text(text + "\n", encoding="utf-8")
+
+
+if __name__ == "__main__":
+    main()

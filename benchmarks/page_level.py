@@ -1,0 +1,181 @@
+"""The page-level detector on sites it never saw: 10-fold cross-site validation.
+
+Run: python benchmarks/page_level.py [--classifiers naive-bayes logistic forest]
+         [--markdown benchmarks/out/page_level.md] [--plot benchmarks/out/page_level_pr.png]
+
+Labels come from the site-level fingerprint method on the dev sites (as
+``denoise train`` makes them); folds hold whole site families. For each classifier
+(text-only Naive Bayes, logistic regression, random forest), Basic (classifier
+scores) and Smooth (after tree isotonic smoothing): template recall at 90%
+precision pooled over all examples and averaged over sites, and the
+precision-recall curves as a picture. On the pages with gold main text (news:
+human extractions; docs: main-content XPath): word-level precision / recall / F1
+of the text called template (Chakrabarti et al. 6.1) at the 90%-precision cut, and
+the adjusted Rand index between the predicted and gold template / content split
+of the page's text chunks, Basic vs Smooth.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from pathlib import Path
+
+import numpy as np
+from benchmarks_common import load_pages
+from site_methods import gold_main_texts
+
+from denoise.detector import DEFAULT_SMOOTHING, PageScores, TemplateDetector, add_site_evidence
+from denoise.evaluate import TextScore, bag_of_words
+from denoise.model import TemplateModel
+from denoise.training import CrossSiteReport, TrainingPage, training_pages
+from denoise.validation import cross_site_predictions
+
+
+def cross_validate_both(pages: list[TrainingPage], classifier: str, folds: int,
+                        smoothing: float) -> tuple[CrossSiteReport, list[np.ndarray]]:
+    """Out-of-fold raw and smoothed scores of every node of every page."""
+
+    def fit_and_score(train: list, test: list) -> list[np.ndarray]:
+        detector = TemplateDetector(TemplateModel(classifier=classifier).fit(train),
+                                    smoothing=smoothing)
+        out = []
+        for page in test:
+            raw = detector.model.predict_proba(page.features)
+            # site evidence: the page's own site-level template labels (what
+            # `denoise apply --site-evidence` would find in a batch of the site)
+            evidence = add_site_evidence(raw, page.labels == 1)
+            out.append(np.stack((raw, detector.smooth(page.features, raw),
+                                 detector.smooth(page.features, evidence))))
+        return out
+
+    scored = cross_site_predictions(pages, folds, fit_and_score)
+    keep = [p.example for p in pages]
+    report = CrossSiteReport(
+        np.concatenate([np.full(int(k.sum()), p.site, dtype=object)
+                        for p, k in zip(pages, keep, strict=True)]).astype(str),
+        np.concatenate([p.labels[k] for p, k in zip(pages, keep, strict=True)]),
+        np.concatenate([s[0][k] for s, k in zip(scored, keep, strict=True)]),
+        np.concatenate([s[1][k] for s, k in zip(scored, keep, strict=True)]))
+    return report, scored
+
+
+def gold_chunk_labels(chunks: tuple[str, ...], gold_text: str) -> np.ndarray:
+    """Per chunk: gold template (most of its words are not left in the gold text's bag)."""
+    left = bag_of_words(gold_text)
+    out = np.zeros(len(chunks), dtype=bool)
+    for index, chunk in enumerate(chunks):
+        words = bag_of_words(chunk)
+        if not words:
+            continue
+        found = words & left
+        left -= found
+        out[index] = sum(found.values()) * 2 < sum(words.values())
+    return out
+
+
+def text_scores(pages: list[TrainingPage], scored: list[np.ndarray], gold: dict[str, str],
+                threshold: float, row: int) -> tuple[TextScore, float, int]:
+    """Word-level template score and mean adjusted Rand index over the gold pages."""
+    from sklearn.metrics import adjusted_rand_score
+
+    total, rand, n = TextScore(), [], 0
+    for page, scores in zip(pages, scored, strict=True):
+        main = gold.get(page.page.id)
+        if main is None:
+            continue
+        result = PageScores(page.features, scores[0], scores[row], threshold)
+        chunks = page.features.blocks.chunks
+        mask = result.template_chunks()
+        page_words = bag_of_words(" ".join(chunks))
+        gold_template = page_words - (bag_of_words(main) & page_words)
+        predicted = bag_of_words(" ".join(c for c, t in zip(chunks, mask, strict=True) if t))
+        total += TextScore(sum((predicted & gold_template).values()),
+                           sum(predicted.values()), sum(gold_template.values()))
+        if len(chunks) > 1:
+            rand.append(adjusted_rand_score(gold_chunk_labels(chunks, main), mask))
+        n += 1
+    return total, float(np.mean(rand)) if rand else float("nan"), n
+
+
+def plot(curves: dict[str, tuple[np.ndarray, np.ndarray]], path: Path) -> None:
+    """Precision-recall curves, one line per configuration."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    figure, axes = plt.subplots(figsize=(7, 5))
+    for label, (recall, precision) in curves.items():
+        axes.plot(recall, precision, label=label, linestyle="--" if "smooth" in label else "-")
+    axes.axhline(0.9, color="grey", linewidth=0.6)
+    axes.set(xlabel="template recall", ylabel="template precision", xlim=(0, 1),
+             ylim=(0.5, 1.005), title="Cross-site 10-fold, dev sites (unseen sites)")
+    axes.legend(loc="lower left")
+    axes.grid(alpha=0.3)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    figure.savefig(path, dpi=120, bbox_inches="tight")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--classifiers", nargs="+", default=["naive-bayes", "logistic", "forest"])
+    parser.add_argument("--folds", type=int, default=10)
+    parser.add_argument("--smoothing", type=float, default=DEFAULT_SMOOTHING)
+    parser.add_argument("--markdown", type=Path)
+    parser.add_argument("--plot", type=Path, default=Path("benchmarks/out/page_level_pr.png"))
+    args = parser.parse_args()
+
+    started = time.time()
+    pages = [p for p in training_pages(load_pages()) if p.example.any()]
+    gold = gold_main_texts([p.page for p in pages])
+    print(f"{len(pages)} labelled pages, {len({p.site for p in pages})} sites, "
+          f"{sum(int(p.example.sum()) for p in pages)} examples, {len(gold)} pages with gold "
+          f"({time.time() - started:.0f} s)")
+    lines = ["| classifier | pooled recall@90P basic | smooth | site mean basic | smooth "
+             "| gold words P / R / F1 basic | smooth | smooth + site evidence "
+             "| ARI basic | smooth | + site evidence |",
+             "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    curves: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+    per_site: dict[str, list] = {}
+    for classifier in args.classifiers:
+        report, scored = cross_validate_both(pages, classifier, args.folds, args.smoothing)
+        cells = [classifier]
+        cells += [f"{report.curve(s).recall_at(0.9):.1%}" for s in (False, True)]
+        cells += [f"{report.site_mean_recall(0.9, s):.1%}" for s in (False, True)]
+        rand = []
+        for row, name in enumerate(("basic", "smooth", "smooth + site evidence")):
+            curve = report.curve(row > 0)
+            if row < 2:
+                curves[f"{classifier} {name}"] = (curve.recall, curve.precision)
+            threshold = curve.threshold_for_precision(0.9)
+            score, ari, n = text_scores(pages, scored, gold, threshold, row)
+            cells.append(f"{score.precision:.1%} / {score.recall:.1%} / {score.f1:.1%}")
+            rand.append(f"{ari:.3f}")
+        cells += rand
+        lines.append("| " + " | ".join(cells) + " |")
+        per_site[classifier] = report.per_site(0.9, False)
+        print(lines[-1], f"({time.time() - started:.0f} s)", flush=True)
+    site_lines = ["| site | examples | template | " + " | ".join(
+        f"{c} basic" for c in per_site) + " |", "|---|---:|---:|" + "---:|" * len(per_site)]
+    first = next(iter(per_site.values()))
+    for index, (site, n, template, _) in enumerate(first):
+        cells = [site, str(n), str(template)]
+        cells += ["-" if rows[index][3] != rows[index][3] else f"{rows[index][3]:.0%}"
+                  for rows in per_site.values()]
+        site_lines.append("| " + " | ".join(cells) + " |")
+    text = "\n".join(lines) + "\n\nPer site, recall at 90% precision:\n\n" + "\n".join(site_lines)
+    print("\n" + text)
+    try:
+        plot(curves, args.plot)
+        print(f"\nprecision-recall curves: {args.plot}")
+    except ImportError:
+        print("\n(matplotlib not installed: pip install '.[bench]' for the picture)")
+    if args.markdown:
+        args.markdown.parent.mkdir(parents=True, exist_ok=True)
+        args.markdown.write_text(text + "\n", encoding="utf-8")
+    print(f"{time.time() - started:.0f} s")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,192 @@
+# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False
+"""The dynamic program of regularized tree isotonic regression, compiled.
+
+Chakrabarti, Kumar & Punera 2007, section 4 (BUILDERROR, then ISOTONESMOOTH). The
+inputs are checked and prepared by ``denoise.smooth``, which also holds the pure-Python
+version of the same program (same visiting order, same sums, same ties, hence the same
+output); the tests check the two agree.
+"""
+
+import numpy as np
+
+cimport numpy as cnp
+from libc.math cimport INFINITY, fabs
+from libc.stdint cimport uint64_t
+
+cnp.import_array()
+
+cdef extern from *:
+    """
+    #if defined(_MSC_VER)
+    #include <intrin.h>
+    static inline int denoise_lowest_bit(unsigned long long v) {
+        unsigned long i; _BitScanForward64(&i, v); return (int)i;
+    }
+    #else
+    static inline int denoise_lowest_bit(unsigned long long v) { return __builtin_ctzll(v); }
+    #endif
+    """
+    int lowest_bit "denoise_lowest_bit"(unsigned long long v) noexcept nogil
+
+
+def smooth_indices(const int[:] parents, const double[:] scores, const double[:] weights,
+                   const double[:] penalties, const double[:] values):
+    """Per node, the index into ``values`` (sorted, distinct) of its smoothed score.
+
+    ``parents`` is in topological order (``parents[i] < i``, -1 for roots). A node's
+    children are summed heavy child first (its buffer becomes the parent's), so at most
+    log2(n) + 1 rows of ``len(values)`` doubles are live at once; backtracking keeps two
+    bits per node and candidate value.
+    """
+    cdef Py_ssize_t n = parents.shape[0]
+    cdef Py_ssize_t m = values.shape[0]
+    cdef Py_ssize_t words = (m + 63) >> 6
+    cdef Py_ssize_t i, j, k, p, end, top, word_at, root
+    cdef int max_light = 0
+    cdef bint on_path
+    cdef double a, s, t, g, w, x
+    cdef double* row
+    cdef double* into
+    cdef uint64_t* keep
+    cdef uint64_t* record
+    cdef uint64_t word, keep_word, record_word
+
+    # the children of each node (CSR, in index order), subtree sizes, heavy children
+    start_a = np.zeros(n + 1, dtype=np.int32)
+    cdef int[::1] start = start_a
+    cdef int[::1] kids = np.empty(n, dtype=np.int32)
+    cdef int[::1] fill = np.empty(n, dtype=np.int32)
+    cdef int[::1] size = np.ones(n, dtype=np.int32)
+    cdef int[::1] heavy = np.full(n, -1, dtype=np.int32)
+    cdef int[::1] light = np.zeros(n, dtype=np.int32)
+    for i in range(n):
+        if parents[i] >= 0:
+            start[parents[i] + 1] += 1
+    for i in range(n):
+        start[i + 1] += start[i]
+        fill[i] = start[i]
+    for i in range(n):
+        p = parents[i]
+        if p >= 0:
+            kids[fill[p]] = <int>i
+            fill[p] += 1
+    for i in range(n - 1, -1, -1):
+        if parents[i] >= 0:
+            size[parents[i]] += size[i]
+    for i in range(n):
+        p = parents[i]
+        if p >= 0 and (heavy[p] < 0 or size[i] > size[heavy[p]]):
+            heavy[p] = <int>i
+    # light depth: light edges above a node; the row of the buffer it works in
+    for i in range(n):
+        p = parents[i]
+        if p >= 0:
+            light[i] = light[p] + (heavy[p] != i)
+            if light[i] > max_light:
+                max_light = light[i]
+
+    cdef double[:, ::1] buffers = np.empty((max_light + 1, max(m, 1)), dtype=np.float64)
+    cdef uint64_t[:, ::1] keeps = np.empty((n, words), dtype=np.uint64)  # roots' rows unused
+    cdef uint64_t[:, ::1] records = np.empty((n, words), dtype=np.uint64)
+    index_a = np.zeros(n, dtype=np.int32)
+    cdef int[::1] index = index_a
+    cdef int[::1] stack = np.empty(n, dtype=np.int32)
+    cdef int[::1] next_kid = np.empty(n, dtype=np.int32)
+
+    with nogil:
+        for root in range(n):
+            if parents[root] >= 0:
+                continue
+            # post-order, heavy child first, then the others in index order
+            top = 0
+            stack[0] = <int>root
+            next_kid[0] = -1
+            while top >= 0:
+                i = stack[top]
+                if next_kid[top] < 0:
+                    next_kid[top] = start[i]
+                    if heavy[i] >= 0:
+                        top += 1
+                        stack[top] = heavy[i]
+                        next_kid[top] = -1
+                        continue
+                j = next_kid[top]
+                end = start[i + 1]
+                while j < end and kids[j] == heavy[i]:
+                    j += 1
+                if j < end:
+                    next_kid[top] = <int>(j + 1)
+                    top += 1
+                    stack[top] = kids[j]
+                    next_kid[top] = -1
+                    continue
+                top -= 1
+
+                # BUILDERROR for node i: its row holds the sum of its children's err
+                row = &buffers[light[i], 0]
+                if heavy[i] < 0:
+                    for k in range(m):
+                        row[k] = 0.0
+                w = weights[i]
+                x = scores[i]
+                p = parents[i]
+                if p < 0:
+                    # a root: the best err'(i, k); its own penalty is a constant
+                    for k in range(m):
+                        row[k] += w * fabs(x - values[k])
+                    j = 0
+                    for k in range(1, m):
+                        if row[k] < row[j]:
+                            j = k
+                    index[i] = <int>j
+                    continue
+                # err'(i, k) less the penalty is a = row[k] + w |x - values[k]|; err(i, k)
+                # for a parent at values[k]: continue at k (a), or start a section at the
+                # best value >= k, the suffix minimum s, paying the penalty (s + g)
+                g = penalties[i]
+                keep = &keeps[i, 0]
+                record = &records[i, 0]
+                on_path = heavy[p] == i  # then the row becomes the parent's
+                into = &buffers[light[p], 0]
+                s = INFINITY
+                # right to left, one 64-bit word of each table at a time, branch-free
+                # where the way depends on the data
+                for word_at in range(words - 1, -1, -1):
+                    keep_word = 0
+                    record_word = 0
+                    for k in range(min(m, (word_at + 1) << 6) - 1, (word_at << 6) - 1, -1):
+                        a = row[k] + w * fabs(x - values[k])
+                        record_word |= (<uint64_t>(a <= s)) << (k & 63)
+                        s = a if a < s else s
+                        t = s + g
+                        keep_word |= (<uint64_t>(a <= t)) << (k & 63)
+                        if on_path:
+                            row[k] = a if a <= t else t
+                        else:
+                            into[k] += a if a <= t else t
+                    keep[word_at] = keep_word
+                    record[word_at] = record_word
+
+        # ISOTONESMOOTH: top-down, each node from its parent's value
+        for i in range(n):
+            p = parents[i]
+            if p < 0:
+                continue
+            k = index[p]
+            if (keeps[i, k >> 6] >> (k & 63)) & 1:
+                index[i] = <int>k
+                continue
+            # a new section: the smallest suffix-minimum position above k (one exists)
+            k += 1
+            word_at = k >> 6
+            word = 0
+            if word_at < words:
+                word = records[i, word_at] & ((~(<uint64_t>0)) << (k & 63))
+            while word == 0 and word_at + 1 < words:
+                word_at += 1
+                word = records[i, word_at]
+            if word == 0:  # cannot happen (not continuing means a smaller value lies above)
+                index[i] = <int>(k - 1)
+            else:
+                index[i] = <int>((word_at << 6) + lowest_bit(word))
+    return index_a

@@ -1,0 +1,450 @@
+"""``denoise train / apply / evaluate / show``: the page-level detector on the command line."""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from collections.abc import Iterator
+from enum import StrEnum
+from pathlib import Path
+from typing import Annotated
+
+import numpy as np
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from denoise.cli import InputsArg, _fraction, _say, app
+from denoise.decode import DEFAULT_MAX_BYTES
+from denoise.detector import DEFAULT_SMOOTHING, PageScores, TemplateDetector
+from denoise.errors import DenoiseError, PageError
+from denoise.model import TemplateModel
+from denoise.output import atomic_text
+from denoise.page import Page
+from denoise.reader import Skipped, read_pages
+from denoise.render import clean_html, shaded_html
+from denoise.site import SiteStore
+from denoise.site_evidence import score_with_site_evidence
+from denoise.training import CrossSiteReport, cross_validate, training_pages
+
+
+class Classifier(StrEnum):
+    """Second-stage classifiers, by command-line name."""
+
+    forest = "forest"
+    logistic = "logistic"
+    naive_bayes = "naive-bayes"
+
+
+class Format(StrEnum):
+    """What ``denoise apply`` writes per page."""
+
+    text = "text"
+    html = "html"
+    blocks = "blocks"
+
+
+ModelOption = Annotated[Path | None, typer.Option(
+    "--model", "-m", help="A model from 'denoise train' (default: the model shipped with "
+    "the package, trained on 45 documentation, news and shop sites).", show_default=False,
+)]
+RecallOption = Annotated[float | None, typer.Option(
+    callback=_fraction, help="Cut where the model expects to find this share of the template "
+    "blocks of an unseen site (e.g. 0.5); precision follows from the model's curve.",
+    show_default=False,
+)]
+PrecisionOption = Annotated[float | None, typer.Option(
+    callback=_fraction, help="Cut where the model expects this precision of template calls "
+    "(default: the operating point stored in the model).", show_default=False,
+)]
+MaxBytesOption = Annotated[int, typer.Option(min=1, help="Skip pages larger than this many bytes.")]
+SmoothingOption = Annotated[float, typer.Option(
+    min=0.0, help="Penalty constant c of the tree smoothing (Chakrabarti et al.: "
+    "gamma_i = c * A / A_i); 0 turns smoothing off.",
+)]
+
+
+def _progress(err: Console) -> Progress:
+    return Progress(SpinnerColumn(), TextColumn("{task.description}"), BarColumn(),
+                    TextColumn("{task.completed}/{task.total}"), TimeElapsedColumn(),
+                    console=err, transient=True, disable=not err.is_terminal)
+
+
+def _detector(model: Path | None, recall: float | None, precision: float | None,
+              err: Console) -> TemplateDetector:
+    if recall is not None and precision is not None:
+        raise typer.BadParameter("give --recall or --precision, not both")
+    try:
+        detector = TemplateDetector.load(model)
+        if recall is not None:
+            detector = detector.at_recall(recall)
+        elif precision is not None:
+            detector = detector.at_precision(precision)
+    except DenoiseError as error:
+        _say(err, f"error: {error}")
+        raise typer.Exit(2) from None
+    except ValueError as error:
+        raise typer.BadParameter(str(error)) from None
+    return detector
+
+
+def _read(inputs: list[str], max_bytes: int, skipped: list[str], err: Console,
+          site: str | None = None) -> Iterator[Page]:
+    for item in read_pages(inputs, site=site, max_bytes=max_bytes):
+        if isinstance(item, Skipped):
+            skipped.append(str(item))
+            _say(err, f"skipped {item}")
+        else:
+            yield item
+
+
+@app.command("train")
+def train_command(
+    inputs: InputsArg,
+    out: Annotated[Path, typer.Option("--out", "-o", help="Where to write the model (.npz).")],
+    classifier: Annotated[Classifier, typer.Option(
+        help="The model over the non-word features, fed the Naive Bayes word score: a "
+        "random forest or logistic regression; naive-bayes: the word score alone.",
+    )] = Classifier.forest,
+    folds: Annotated[int, typer.Option(
+        min=2, help="Cross-site folds for the report and the operating curve.")] = 10,
+    smoothing: SmoothingOption = DEFAULT_SMOOTHING,
+    precision: Annotated[float, typer.Option(
+        callback=_fraction, help="The model's default operating point: the threshold "
+        "where cross-site precision is this.")] = 0.9,
+    theta: Annotated[float, typer.Option(
+        callback=_fraction, help="Site-level labels: a block on at least this share of its "
+        "site's pages is template.")] = 0.1,
+    min_pages: Annotated[int, typer.Option(
+        min=2, help="Sites with fewer pages give no labels.")] = 10,
+    report: Annotated[Path | None, typer.Option(
+        help="Also write the cross-site report (per-site recall, curve) as JSON here.",
+    )] = None,
+    max_bytes: MaxBytesOption = DEFAULT_MAX_BYTES,
+) -> None:
+    """Train a site-independent template detector on many sites' pages.
+
+    Site-level statistics label blocks for free (repeated = template, unique =
+    content); a classifier learns them from page-level features; 10-fold
+    cross-site validation (never a site in training and test) gives the
+    precision-recall curve stored in the model, from which --recall / --precision
+    pick thresholds later. Sites come from folders (one folder a site) or URL hosts.
+
+    Example: denoise train sites/ --out model.npz
+    """
+    err = Console(stderr=True)
+    started = time.process_time()
+    skipped: list[str] = []
+
+    def on_error(error: PageError) -> None:
+        skipped.append(str(error))
+        _say(err, f"skipped {error}")
+
+    with _progress(err) as progress:
+        task = progress.add_task("reading and labelling pages", total=None)
+        pages = list(training_pages(_read(inputs, max_bytes, skipped, err), theta=theta,
+                                    min_pages=min_pages, on_error=on_error,
+                                    on_page=lambda _: progress.advance(task)))
+    sites = sorted({p.site for p in pages if p.example.any()})
+    if len(sites) < folds:
+        _say(err, f"error: {len(sites)} sites with labels (of >= {min_pages} pages each); "
+             f"cross-site validation needs at least --folds {folds}")
+        raise typer.Exit(1)
+    c = smoothing if smoothing > 0 else None
+
+    def make(train: list) -> TemplateDetector:
+        return TemplateDetector(TemplateModel(classifier=str(classifier)).fit(train),
+                                smoothing=c)
+
+    try:
+        with _progress(err) as progress:
+            task = progress.add_task("cross-site validation", total=folds)
+            result = cross_validate(pages, make, folds, on_fold=lambda _: progress.advance(task))
+        _print_cross_site(result, c is not None, sys.stdout)
+        curve = result.curve(smoothed=c is not None)
+        threshold = curve.threshold_for_precision(precision)
+        detector = make(pages)
+        detector.model.save(out, extra={
+            "curve": curve.sampled().as_dict(), "threshold": threshold, "smoothing": c,
+            "training": {"sites": len(sites), "pages": len(pages), "folds": folds,
+                         "theta": theta, "recall_at_90": curve.recall_at(0.9)}})
+    except ValueError as error:
+        _say(err, f"error: {error}")
+        raise typer.Exit(1) from None
+    expected_precision, expected_recall = curve.at(threshold)
+    if report is not None:
+        with atomic_text(report) as stream:
+            json.dump(_report_data(result, c is not None), stream)
+    _say(err, f"model written to {out}: operating point {threshold:.3f} (cross-site precision "
+         f"{expected_precision:.1%}, recall {expected_recall:.1%}); {len(pages)} pages, "
+         f"{len(sites)} sites, {len(skipped)} skipped, "
+         f"{time.process_time() - started:.0f} CPU seconds")
+
+
+def _report_data(result: CrossSiteReport, smoothed: bool) -> dict[str, object]:
+    return {
+        "pooled": {"raw": result.curve(False).recall_at(0.9),
+                   "smoothed": result.curve(True).recall_at(0.9)},
+        "site_mean": {"raw": result.site_mean_recall(0.9, False),
+                      "smoothed": result.site_mean_recall(0.9, True)},
+        "per_site": [{"site": s, "examples": n, "template": t, "recall_at_90": r}
+                     for s, n, t, r in result.per_site(0.9, smoothed)],
+        "curve": result.curve(smoothed).sampled().as_dict(),
+    }
+
+
+def _print_cross_site(result: CrossSiteReport, smoothed: bool, stream) -> None:
+    table = Table(title="Cross-site validation: template recall at 90% precision",
+                  title_justify="left")
+    for column in ("site", "examples", "template", "recall"):
+        table.add_column(column, justify="left" if column == "site" else "right")
+    for site, n, template, recall in result.per_site(0.9, smoothed):
+        table.add_row(site, str(n), str(template), "-" if recall != recall else f"{recall:.1%}")
+    pooled_raw, pooled = result.curve(False).recall_at(0.9), result.curve(True).recall_at(0.9)
+    table.add_row("pooled (basic / smooth)", str(len(result.labels)),
+                  str(int((result.labels == 1).sum())), f"{pooled_raw:.1%} / {pooled:.1%}")
+    table.add_row("mean over sites", "", "", f"{result.site_mean_recall(0.9, smoothed):.1%}")
+    Console(file=stream, width=120).print(table)
+
+
+def _page_record(scores: PageScores, output: Format) -> dict[str, object]:
+    page = scores.features.blocks.page
+    record: dict[str, object] = {"page": page.id}
+    if page.url:
+        record["url"] = page.url
+    if output is Format.html:
+        record["html"] = clean_html(scores)
+    else:
+        record["text"] = scores.main_text()
+    return record
+
+
+def _block_records(scores: PageScores) -> Iterator[dict[str, object]]:
+    blocks = scores.features.blocks
+    page = blocks.page
+    template = scores.template
+    paths = blocks.shape.paths(blocks.elements[scores.features.nodes])
+    for node, block in enumerate(scores.features.nodes.tolist()):
+        yield {"page": page.id, "path": paths[node], "tag": blocks.tags[block],
+               "text": blocks.block_text(block), "score": round(float(scores.scores[node]), 4),
+               "raw_score": round(float(scores.raw[node]), 4),
+               "template": bool(template[node])}
+
+
+@app.command("apply")
+def apply_command(
+    inputs: InputsArg,
+    model: ModelOption = None,
+    recall: RecallOption = None,
+    precision: PrecisionOption = None,
+    output: Annotated[Format, typer.Option(
+        "--format", "-f", help="text: the page's content text; html: the page with template "
+        "blocks removed; blocks: one JSON line per scored block (page, path, tag, text, "
+        "score, template).")] = Format.text,
+    blocks: Annotated[bool, typer.Option(
+        "--blocks", help="Same as --format blocks.")] = False,
+    out: Annotated[Path, typer.Option(
+        "--out", "-o", help="Write here instead of standard output (atomically).")] = Path("-"),
+    site_evidence: Annotated[bool, typer.Option(
+        help="Let pages of the same site in the batch add their site-level evidence "
+        "(blocks repeated on >= 10% of the site's pages lean template). Holds the batch.",
+    )] = False,
+    db: Annotated[Path | None, typer.Option(
+        help="With --site-evidence: fingerprint counts kept in this SQLite file (as "
+        "'denoise site --db' makes), so earlier runs' pages count too.")] = None,
+    site: Annotated[str | None, typer.Option(
+        help="Treat every page as one site (default: the URL's host, or the page's folder).",
+    )] = None,
+    max_bytes: MaxBytesOption = DEFAULT_MAX_BYTES,
+) -> None:
+    """Remove the template blocks of pages, each page scored on its own.
+
+    One HTML file in: its content text (or clean HTML) out. Several pages in
+    (folders, archives, WARC, JSON lines of {url, html}, - for standard input): one
+    JSON line per page, {page, url, text} or {page, url, html}, in input order.
+    With --blocks: one JSON line per scored block. With --site-evidence, pages of the
+    same site also lend each other their site-level statistics.
+
+    Example: denoise apply page.html;  cat pages.jsonl | denoise apply - > clean.jsonl
+    """
+    err = Console(stderr=True)
+    if db is not None and not site_evidence:
+        raise typer.BadParameter("--db needs --site-evidence")
+    detector = _detector(model, recall, precision, err)
+    output = Format.blocks if blocks else output
+    single = (len(inputs) == 1 and inputs[0] != "-" and Path(inputs[0]).is_file()
+              and Path(inputs[0]).suffix.lower() in (".html", ".htm"))
+    skipped: list[str] = []
+    done = 0
+    started = time.process_time()
+
+    def on_error(error: PageError) -> None:
+        skipped.append(str(error))
+        _say(err, f"skipped {error}")
+
+    def scored() -> Iterator[PageScores]:
+        pages = _read(inputs, max_bytes, skipped, err, site)
+        if site_evidence:
+            yield from score_with_site_evidence(
+                detector, pages, counts_for=store.counts if store is not None else None,
+                on_error=on_error)
+            return
+        for page in pages:
+            try:
+                yield detector.score(page)
+            except PageError as error:
+                on_error(error)
+
+    store = None
+    try:
+        if db is not None:
+            store = SiteStore(db, {"method": "fingerprint"})
+        with atomic_text(out) as stream, _progress(err) as progress:
+            task = progress.add_task("scoring pages", total=None)
+            for scores in scored():
+                done += 1
+                progress.advance(task)
+                if output is Format.blocks:
+                    for record in _block_records(scores):
+                        stream.write(json.dumps(record, ensure_ascii=False) + "\n")
+                elif single:
+                    body = clean_html(scores) if output is Format.html else scores.main_text()
+                    stream.write(body + "\n")
+                else:
+                    stream.write(json.dumps(_page_record(scores, output), ensure_ascii=False)
+                                 + "\n")
+    except BrokenPipeError:  # a reader like `head` left: not an error
+        sys.stderr.close()
+        raise typer.Exit(0) from None
+    except DenoiseError as error:
+        _say(err, f"error: {error}")
+        raise typer.Exit(2) from None
+    finally:
+        if store is not None:
+            store.close()
+    if len(inputs) != 1 or not single or skipped:
+        _say(err, f"{done} pages, {len(skipped)} skipped, "
+             f"{time.process_time() - started:.1f} CPU seconds")
+    if not done:
+        raise typer.Exit(1)
+
+
+@app.command("evaluate")
+def evaluate_command(
+    inputs: InputsArg,
+    model: ModelOption = None,
+    recall: RecallOption = None,
+    precision: PrecisionOption = None,
+    theta: Annotated[float, typer.Option(
+        callback=_fraction, help="Site-level labels: a block on at least this share of its "
+        "site's pages is template.")] = 0.1,
+    min_pages: Annotated[int, typer.Option(min=2, help="Sites with fewer pages are left out.")
+                         ] = 10,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON lines.")] = False,
+    max_bytes: MaxBytesOption = DEFAULT_MAX_BYTES,
+) -> None:
+    """Measure a model on sites it was not trained on, against their site-level labels.
+
+    The pages' sites are labelled from their own statistics (as 'denoise train'
+    does); the model scores every page on its own; per site and pooled: precision
+    and recall at the operating point, and recall at 90% precision, basic and
+    smoothed.
+
+    Example: denoise evaluate other-sites/ --model model.npz
+    """
+    err = Console(stderr=True)
+    detector = _detector(model, recall, precision, err)
+    skipped: list[str] = []
+
+    def on_error(error: PageError) -> None:
+        skipped.append(str(error))
+        _say(err, f"skipped {error}")
+
+    rows = []
+    sites, labels, raw, smoothed = [], [], [], []
+    with _progress(err) as progress:
+        task = progress.add_task("labelling and scoring pages", total=None)
+        for page in training_pages(_read(inputs, max_bytes, skipped, err), theta=theta,
+                                   min_pages=min_pages, on_error=on_error,
+                                   on_page=lambda _: progress.advance(task)):
+            keep = page.example
+            scored = detector.score_features(page.features)
+            sites.extend([page.site] * int(keep.sum()))
+            labels.append(page.labels[keep])
+            raw.append(scored.raw[keep])
+            smoothed.append(scored.scores[keep])
+    if not sum(len(y) for y in labels):
+        _say(err, "error: no site gave labelled blocks (each needs >= --min-pages pages "
+             "with blocks of >= 40 characters)")
+        raise typer.Exit(1)
+    result = CrossSiteReport(np.array(sites), np.concatenate(labels), np.concatenate(raw),
+                             np.concatenate(smoothed))
+    threshold = detector.threshold
+    for site in [*sorted(set(sites)), None]:
+        mask = np.ones(len(result.labels), bool) if site is None else result.sites == site
+        y, s = result.labels[mask], result.smoothed[mask]
+        called = s >= threshold
+        hits = int((called & (y == 1)).sum())
+        positives = int((y == 1).sum())
+        rows.append({
+            "site": site or "pooled", "examples": int(mask.sum()), "template": positives,
+            "precision": hits / max(int(called.sum()), 1), "recall": hits / max(positives, 1),
+            "recall_at_90_basic": result.curve(False, site).recall_at(0.9),
+            "recall_at_90_smooth": result.curve(True, site).recall_at(0.9),
+        })
+    if as_json:
+        for row in rows:
+            sys.stdout.write(json.dumps(row) + "\n")
+    else:
+        table = Table(title=f"Template detection against site-level labels "
+                      f"(threshold {threshold:.3f})", title_justify="left")
+        for column in ("site", "examples", "template", "precision", "recall",
+                       "recall@90 basic", "recall@90 smooth"):
+            table.add_column(column, justify="left" if column == "site" else "right")
+        for row in rows:
+            table.add_row(str(row["site"]), str(row["examples"]), str(row["template"]),
+                          *(f"{row[k]:.1%}" for k in ("precision", "recall", "recall_at_90_basic",
+                                                      "recall_at_90_smooth")))
+        Console(file=sys.stdout, width=140).print(table)
+    _say(err, f"{len(set(sites))} sites, {len(skipped)} skipped")
+
+
+@app.command("show")
+def show_command(
+    page_file: Annotated[Path, typer.Argument(help="One HTML page.", show_default=False)],
+    out: Annotated[Path, typer.Option("--out", "-o", help="Where to write the shaded page.")],
+    model: ModelOption = None,
+    recall: RecallOption = None,
+    precision: PrecisionOption = None,
+    url: Annotated[str | None, typer.Option(
+        help="The page's URL, so its relative links, images and styles load.")] = None,
+    max_bytes: MaxBytesOption = DEFAULT_MAX_BYTES,
+) -> None:
+    """Write the page with its template blocks shaded red and their scores shown, for a
+    person to look at in a browser (content blocks get a green outline).
+
+    Example: denoise show page.html -o shaded.html
+    """
+    err = Console(stderr=True)
+    detector = _detector(model, recall, precision, err)
+    skipped: list[str] = []
+    pages = list(_read([str(page_file)], max_bytes, skipped, err))
+    if len(pages) != 1:
+        _say(err, f"error: {page_file}: expected one HTML page")
+        raise typer.Exit(1)
+    page = pages[0]
+    if url is not None:
+        page = Page(id=page.id, html=page.html, url=url, site=page.site)
+    try:
+        scores = detector.score(page)
+    except PageError as error:
+        _say(err, f"error: {error}")
+        raise typer.Exit(1) from None
+    with atomic_text(out) as stream:
+        stream.write(shaded_html(scores, url=url))
+    template = int(scores.template.sum())
+    _say(err, f"{out}: {template} of {len(scores.raw)} scored blocks shaded as template "
+         f"(threshold {detector.threshold:.3f})")
+

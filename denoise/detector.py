@@ -1,0 +1,206 @@
+"""The site-independent template detector: score every block of one page, smooth the
+scores over the DOM tree, cut at an operating point.
+
+The pipeline per page: parse and walk once, features of the scored blocks
+(:mod:`denoise.features`), the classifier's probabilities (:mod:`denoise.model`),
+regularized tree isotonic regression (:mod:`denoise.smooth`, Chakrabarti et al. 4,
+5.3; penalty ``c * A / A_i`` with areas from text and images, hidden tiny blocks as
+weights), and a threshold. The threshold comes from the model's *operating curve*:
+precision and recall of the smoothed scores on cross-site validation folds, so
+``recall=0.5`` means "expect to find half of the template blocks of an unseen
+site", at the precision the curve says.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from functools import cached_property, lru_cache
+from typing import Self
+
+import numpy as np
+
+from denoise.features import PageFeatures, extract
+from denoise.model import ModelError, TemplateModel, default_model_path
+from denoise.page import Page, site_of
+from denoise.smooth import area_penalties, isotonic_smooth
+from denoise.validation import Curve
+
+#: Smoothing penalty constant ``c`` of Chakrabarti et al. 5.3 (gamma_i = c * A / A_i).
+#: They settled on 0.01 by eye; on our dev sites' cross-site folds 0.003 gave the best
+#: pooled recall at 90% precision (0.001 to 0.01 all within a few points; see
+#: benchmarks/RESULTS.md), our areas being characters, not pixels.
+DEFAULT_SMOOTHING = 0.003
+#: Scores are rounded to this grid before smoothing (see denoise.smooth).
+SMOOTHING_LEVELS = 100
+#: With site evidence, a block the site's own statistics call template gets this
+#: probability of template on top of the classifier's (a noisy-OR of the two).
+SITE_EVIDENCE = 0.9
+
+
+def add_site_evidence(raw: np.ndarray, site_template: np.ndarray) -> np.ndarray:
+    """Classifier scores with site-level evidence: ``1 - (1 - p)(1 - q)`` where the
+    site's statistics call the block template, ``p`` elsewhere.
+
+    Only the template label counts: a block unique on its site may still be
+    template (a navigation bar whose words change from page to page), so
+    uniqueness says nothing the classifier should be overruled with.
+    """
+    return np.where(site_template, 1.0 - (1.0 - raw) * (1.0 - SITE_EVIDENCE), raw)
+
+
+@dataclass(frozen=True)
+class PageScores:
+    """A page's scored blocks: classifier scores, smoothed scores, template or not."""
+
+    features: PageFeatures
+    raw: np.ndarray  # float64 per node: the classifier's probability of template
+    scores: np.ndarray  # float64 per node: after smoothing (= raw without it)
+    threshold: float
+
+    @property
+    def template(self) -> np.ndarray:
+        """Per node: template at the operating point."""
+        return self.scores >= self.threshold
+
+    @cached_property
+    def block_scores(self) -> np.ndarray:
+        """Per block of the page's regions: its node's score (a hidden block takes its
+        nearest scored ancestor's; a block under none scores 0, content)."""
+        node = self.features.node_of_block()
+        return np.where(node >= 0, np.append(self.scores, 0.0)[node], 0.0)
+
+    def template_chunks(self) -> np.ndarray:
+        """Per text chunk of the page: inside a template block."""
+        blocks = self.features.blocks
+        chunk_block = blocks.chunk_block
+        template = np.append(self.block_scores >= self.threshold, False)
+        return template[chunk_block]
+
+    def content_chunks(self) -> np.ndarray:
+        """Per text chunk: the page's content (not template, and inside the page's
+        regions, which leaves out the ``<head>``)."""
+        return ~self.template_chunks() & (self.features.blocks.chunk_block >= 0)
+
+    def main_text(self) -> str:
+        """The content text, one line per run of content blocks."""
+        blocks = self.features.blocks
+        keep = self.content_chunks()
+        if not keep.any():
+            return ""
+        chunks = blocks.chunks
+        owners = blocks.chunk_block
+        lines: list[str] = []
+        current: list[str] = []
+        last_block = -2
+        for index in np.flatnonzero(keep).tolist():
+            block = int(owners[index])
+            if current and block != last_block and index > 0 and not keep[index - 1]:
+                lines.append(" ".join(current))
+                current = []
+            current.append(chunks[index])
+            last_block = block
+        if current:
+            lines.append(" ".join(current))
+        return "\n".join(lines)
+
+
+class TemplateDetector:
+    """Page-level template detection with a trained :class:`TemplateModel`.
+
+    Parameters
+    ----------
+    model : the block classifier.
+    curve : its cross-site operating curve (precision / recall by threshold).
+    smoothing : the penalty constant ``c``; None scores blocks without smoothing.
+    threshold : the operating point; see :meth:`at_recall`, :meth:`at_precision`.
+    """
+
+    def __init__(self, model: TemplateModel, *, curve: Curve | None = None,
+                 smoothing: float | None = DEFAULT_SMOOTHING, threshold: float = 0.5) -> None:
+        if smoothing is not None and smoothing < 0:
+            raise ValueError(f"smoothing must be >= 0 or None, got {smoothing!r}")
+        if not 0.0 <= threshold <= 1.0 + 1e-6:
+            raise ValueError(f"threshold must be in [0, 1], got {threshold!r}")
+        self.model = model
+        self.curve = curve
+        self.smoothing = smoothing
+        self.threshold = threshold
+
+    @classmethod
+    def load(cls, path: str | os.PathLike[str] | None = None) -> Self:
+        """The detector saved at ``path`` (the shipped default model if None), at the
+        operating point chosen when it was trained."""
+        model, header = TemplateModel.load(path if path is not None else default_model_path())
+        source = str(path if path is not None else default_model_path())
+        try:
+            curve = Curve.from_dict(header["curve"]) if "curve" in header else None
+            smoothing = header.get("smoothing", DEFAULT_SMOOTHING)
+            threshold = float(header.get("threshold", 0.5))
+        except (KeyError, TypeError, ValueError) as error:
+            raise ModelError(source, f"corrupt operating curve ({error})") from None
+        return cls(model, curve=curve, smoothing=smoothing, threshold=threshold)
+
+    def _need_curve(self) -> Curve:
+        if self.curve is None:
+            raise ValueError("this model has no operating curve: train it with "
+                             "'denoise train' to pick thresholds by recall or precision")
+        return self.curve
+
+    def at_recall(self, recall: float) -> Self:
+        """A copy that cuts where the expected template recall is ``recall``."""
+        if not 0.0 < recall <= 1.0:
+            raise ValueError(f"recall must be in (0, 1], got {recall!r}")
+        threshold = self._need_curve().threshold_for_recall(recall)
+        return type(self)(self.model, curve=self.curve, smoothing=self.smoothing,
+                          threshold=min(threshold, 1.0))
+
+    def at_precision(self, precision: float) -> Self:
+        """A copy that cuts where the expected template precision is ``precision``."""
+        if not 0.0 < precision <= 1.0:
+            raise ValueError(f"precision must be in (0, 1], got {precision!r}")
+        threshold = self._need_curve().threshold_for_precision(precision)
+        return type(self)(self.model, curve=self.curve, smoothing=self.smoothing,
+                          threshold=min(threshold, 1.0 + 1e-6))
+
+    def expected(self) -> tuple[float, float] | None:
+        """Precision and recall the curve expects at this threshold (None without one)."""
+        return self.curve.at(self.threshold) if self.curve is not None else None
+
+    def smooth(self, features: PageFeatures, raw: np.ndarray) -> np.ndarray:
+        """The classifier's scores smoothed over the page's tree of scored blocks."""
+        if self.smoothing is None or not len(raw):
+            return raw
+        penalties = area_penalties(features.areas, self.smoothing, parents=features.parents)
+        return isotonic_smooth(raw, features.parents, weights=features.weights,
+                               penalties=penalties, levels=SMOOTHING_LEVELS)
+
+    def score_features(self, features: PageFeatures,
+                       site_template: np.ndarray | None = None) -> PageScores:
+        """Score a page already turned into features; ``site_template`` (bool per node)
+        adds site-level evidence (:func:`add_site_evidence`) before smoothing."""
+        raw = self.model.predict_proba(features)
+        combined = raw if site_template is None else add_site_evidence(raw, site_template)
+        return PageScores(features, raw, self.smooth(features, combined), self.threshold)
+
+    def score(self, page: Page) -> PageScores:
+        """Parse, segment, score and smooth one page."""
+        return self.score_features(extract(page))
+
+
+@lru_cache(maxsize=1)
+def default_detector() -> TemplateDetector:
+    """The shipped model at its stored main-content operating point, loaded once a process."""
+    detector = TemplateDetector.load()
+    return detector
+
+
+def main_text(html: str, url: str | None = None) -> str:
+    """The main content of one page as text: the page without its template blocks.
+
+    Scores the page on its own with the shipped model (no other page of its site
+    needed); ``url`` helps tell links within the site from links away. Raises
+    :class:`~denoise.errors.PageError` for a page lxml cannot parse at all.
+    """
+    page = Page(id=url or "<html>", html=html, url=url, site=site_of(url))
+    return default_detector().score(page).main_text()

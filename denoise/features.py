@@ -1,0 +1,458 @@
+"""What a page-level model sees of a block: one feature row per scored block, from the HTML alone.
+
+A page is parsed and walked once (:mod:`denoise.blocks`); a second, compiled pass
+reads what the walk does not keep (markup bytes, link targets, class / id words).
+Every per-block number is then a difference of prefix sums over the page's
+elements, characters or words, so a page costs a few dozen numpy calls whatever
+its size: no loop over blocks.
+
+Which blocks are scored: the ``regions`` of the page with at least 40 characters
+and 3 distinct words under a block that has them too (Kołcz & Yih 4.1's rule,
+which is also what the site-level labels cover). Smaller blocks are *hidden*
+(Chakrabarti et al. 5.3): they take the score of their nearest scored ancestor,
+and each adds one to that ancestor's weight in the smoothing.
+
+The features, and where they come from:
+
+- Kołcz & Yih 3 (the block in isolation): characters, words, word length,
+  punctuation, digits, capitals, sentence marks, separators (``|``, ``>``); counts
+  of tags inside the block, links and images apart, and shares of list items,
+  paragraphs, line breaks, headings, form controls, table cells, inline formatting.
+- Kołcz & Yih 3 (the block against the page): its share of the page's words and
+  elements, and the KL divergence between its words and the rest of the page's.
+- Kołcz & Yih 3 (position): source line, DOM depth, index among its siblings
+  ("distance from the left-most sibling"), place in document order.
+- Chakrabarti et al. 5.2: links per word, share of text in anchors, words per
+  anchor, share of links that stay on the site, visible text over HTML size,
+  overlap with the page title, closeness to the page's margins. Without a
+  renderer the margins are approximated by the share of the page's text before
+  and after the block (top and bottom), and a block's *area* (for the smoothing
+  penalty) by its characters plus :data:`IMAGE_AREA` per image.
+- Beyond the papers: the block's own tag, and words of its own and its ancestors'
+  ``class`` / ``id`` attributes ("nav", "footer", "content", ...), grouped in eight
+  cue families; the classifier learns what each is worth.
+
+The text itself (its words) feeds the Naive Bayes stage of the model
+(:mod:`denoise.model`) through :attr:`PageFeatures.tokens`.
+"""
+
+from __future__ import annotations
+
+import string
+from dataclasses import dataclass
+
+import numpy as np
+from lxml import etree
+
+from denoise.blocks import DomIndex, PageBlocks, index_dom, segment_dom
+from denoise.html import parse_html
+from denoise.page import Page, site_of
+from denoise.site.fingerprint import eligible_blocks
+from denoise.treeops import fill_down, or_down, sibling_ranks
+
+try:
+    from denoise import _compiled
+except ImportError:  # the compiled extension is optional
+    _compiled = None
+
+#: The segmentation a page-level model scores.
+SCHEME = "regions"
+#: Kołcz & Yih's least text for a block to be scored.
+MIN_CHARS, MIN_UNIQUE_WORDS = 40, 3
+#: Area of one image, in characters of text (a 100 x 100 picture against ~8 x 16
+#: pixels a character is ~80).
+IMAGE_AREA = 80
+#: Tag families counted inside a block, each as a share of the block's elements.
+TAG_FAMILIES = {
+    "li": ("li",), "p": ("p",), "br": ("br",), "heading": ("h1", "h2", "h3", "h4", "h5", "h6"),
+    "form": ("form", "input", "select", "option", "button", "textarea", "label"),
+    "cell": ("td", "th"), "inline": ("b", "strong", "em", "i", "span", "font", "u"),
+}
+#: The block's own tag, one-hot, by family.
+OWN_TAGS = {
+    "div": ("div",), "cell": ("td", "th", "tr", "table"),
+    "list": ("li", "ul", "ol", "dl", "dd", "dt"),
+    "p": ("p",), "heading": ("h1", "h2", "h3", "h4", "h5", "h6"),
+    "furniture": ("nav", "header", "footer", "aside", "menu", "form"),
+    "section": ("article", "main", "section", "blockquote", "pre", "figure"),
+    "body": ("body",),
+}
+#: Families of class / id words the compiled pass recognises (bit order).
+CUES = ("navigation", "footer", "header", "sidebar", "promotion", "comments", "content", "search")
+#: Typographic marks beyond ASCII: guillemets, bullets, dashes, quotes, ellipsis.
+_MARKS = "\u00ab\u00bb\u00b7\u2022\u2013\u2014\u201c\u201d\u2018\u2019\u2026"
+_PUNCTUATION = frozenset(string.punctuation + _MARKS)
+_SENTENCE = frozenset(".!?")
+_SEPARATORS = frozenset("|>»/·•")
+_TRIMMED = string.punctuation + _MARKS
+
+FEATURE_NAMES: tuple[str, ...] = (
+    "log_chars", "log_words", "word_chars", "punctuation", "digits", "capitals",
+    "sentence_marks", "commas", "separators",
+    "log_links", "log_images", "log_elements", "links_per_word", "anchor_text",
+    "words_per_link", "intra_site_links", "text_to_html",
+    *(f"tag_{name}" for name in TAG_FAMILIES),
+    "word_share", "element_share", "kl_to_rest", "title_words",
+    "line", "depth", "depth_share", "sibling_index", "siblings", "sibling_share",
+    "text_before", "text_after", "element_position",
+    *(f"own_{name}" for name in OWN_TAGS),
+    *(f"cue_{name}" for name in CUES), *(f"inherited_{name}" for name in CUES),
+)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PageFeatures:
+    """A page's scored blocks as a tree, with their feature rows and words.
+
+    ``nodes`` index ``blocks`` (document order, so ``parents`` is a preorder tree);
+    the smoothing works on ``parents``, ``weights`` and ``areas``.
+    """
+
+    blocks: PageBlocks
+    nodes: np.ndarray  # int32: the scored blocks
+    parents: np.ndarray  # int32 per node: parent node, -1 for a root
+    weights: np.ndarray  # float64 per node: 1 + hidden blocks folded into it
+    areas: np.ndarray  # float64 per node: approximate rendered area
+    matrix: np.ndarray  # float32 (nodes, features), columns as in FEATURE_NAMES
+    words: list[str]  # the page's distinct words: lower case, punctuation trimmed ("" too)
+    token_ids: np.ndarray  # int64 per word of the page text, in order: index into ``words``
+    token_spans: np.ndarray  # int64 (nodes, 2): each node's range of ``token_ids``
+
+    def __len__(self) -> int:
+        return len(self.nodes)
+
+    def node_of_block(self) -> np.ndarray:
+        """Per block, the node whose score it takes: itself or its nearest scored ancestor."""
+        marks = np.full(len(self.blocks), -1, dtype=np.int32)
+        marks[self.nodes] = np.arange(len(self.nodes), dtype=np.int32)
+        return fill_down(self.blocks.parents, marks)
+
+
+def extract(page: Page) -> PageFeatures:
+    """Parse ``page`` once and compute the features of its scored blocks."""
+    root = parse_html(page.html, page.id)
+    dom = index_dom(root)
+    return page_features(dom, segment_dom(page, dom, SCHEME), markup_stats(root))
+
+
+def markup_stats(root: etree._Element) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per element in walk order: markup bytes, link host hash, class / id cue bits."""
+    if _compiled is not None:
+        return _compiled.markup_stats(root)
+    return markup_stats_python(root)
+
+
+def markup_stats_python(root: etree._Element) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """What ``denoise._compiled.markup_stats`` computes, where it is not built."""
+    sizes, hosts, cues = [], [], []
+    for element in root.iter(etree.Element):
+        size = 2 * len(element.tag.encode()) + 5
+        bits, host = 0, 0
+        for name, value in element.attrib.items():
+            size += len(name.encode()) + len(value.encode()) + 4
+            if name in ("class", "id"):
+                bits |= cue_bits(value)
+            elif name == "href" and element.tag == "a":
+                host = link_host_hash(value)
+        sizes.append(size)
+        hosts.append(host)
+        cues.append(bits)
+    return (np.array(sizes, dtype=np.int32), np.array(hosts, dtype=np.uint32),
+            np.array(cues, dtype=np.uint8))
+
+
+_CUE_WORDS = (
+    (0, "nav"), (0, "menu"), (0, "breadcrumb"), (0, "toolbar"), (0, "skip"),
+    (0, "pagination"), (0, "pager"), (1, "footer"), (1, "copyright"), (1, "legal"),
+    (2, "header"), (2, "masthead"), (2, "banner"), (2, "logo"), (3, "sidebar"),
+    (3, "aside"), (3, "widget"), (3, "related"), (3, "rail"), (4, "advert"),
+    (4, "sponsor"), (4, "promo"), (4, "social"), (4, "share"), (4, "subscribe"),
+    (4, "newsletter"), (4, "cookie"), (5, "comment"), (5, "reply"), (6, "content"),
+    (6, "article"), (6, "main"), (6, "post"), (6, "entry"), (6, "story"),
+    (6, "text"), (6, "body"), (7, "search"), (7, "login"), (7, "signin"),
+)
+
+
+def cue_bits(value: str) -> int:
+    """Cue-family bits of one ``class`` or ``id`` value (substrings, lower case)."""
+    low = value.encode("utf-8", "replace")[:255].lower()
+    bits = 0
+    for bit, word in _CUE_WORDS:
+        if word.encode() in low:
+            bits |= 1 << bit
+    return bits
+
+
+def _fnv(data: bytes) -> int:
+    h = 2166136261
+    for byte in data.lower():
+        h = ((h ^ byte) * 16777619) & 0xFFFFFFFF
+    return h if h > 1 else h + 2
+
+
+def host_hash(host: str) -> int:
+    """The hash links to ``host`` get (``www.`` dropped), as the compiled pass makes it."""
+    data = host.encode("utf-8", "replace")
+    if data.lower().startswith(b"www."):
+        data = data[4:]
+    return _fnv(data)
+
+
+def link_host_hash(href: str) -> int:
+    """0 for a relative link, 1 for one going nowhere, else the hash of its host."""
+    value = href.lstrip(" \t\r\n")
+    if not value or value.startswith("#") or value.startswith(
+            ("javascript:", "JavaScript:", "mailto:", "tel:")):
+        return 1
+    raw = value.encode("utf-8", "replace")
+    at = raw.find(b"/web/")
+    if at >= 0:
+        inner = raw.find(b"://", at)
+        if inner < 0:
+            return 0
+        host = raw[inner + 3:]
+    else:
+        at = raw.find(b"//")
+        if at < 0 or (at > 0 and raw[at - 1:at] != b":"):
+            return 0
+        host = raw[at + 2:]
+    if host[:4].lower() == b"www.":
+        host = host[4:]
+    end = len(host)
+    for stop in b"/:?#":
+        found = host.find(bytes([stop]))
+        if 0 <= found < end:
+            end = found
+    return _fnv(host[:end]) if end else 0
+
+
+def _prefix(values: np.ndarray) -> np.ndarray:
+    """Prefix sums with a leading zero, so ``p[b] - p[a]`` sums ``values[a:b]``."""
+    out = np.zeros(len(values) + 1, dtype=np.float64)
+    np.cumsum(values, out=out[1:])
+    return out
+
+
+def _family_lut(vocab: list[str], families: dict[str, tuple[str, ...]]) -> np.ndarray:
+    """Per tag of ``vocab``, its family index, or -1."""
+    lut = np.full(len(vocab) + 1, -1, dtype=np.int32)
+    for family, tags in enumerate(families.values()):
+        for index, tag in enumerate(vocab):
+            if tag in tags:
+                lut[index] = family
+    return lut
+
+
+def _tokens(text: str) -> tuple[list[str], np.ndarray]:
+    """The page's distinct words (lower case, punctuation trimmed; "" for a word of
+    punctuation) and, per word of the text, its index among them.
+
+    Python touches each distinct word once; the per-word work is C-level ``map``.
+    """
+    if not text:
+        return [], np.zeros(0, dtype=np.int64)
+    raw = text.lower().split(" ")
+    word_of: dict[str, int] = dict.fromkeys(raw, 0)
+    words: dict[str, int] = {}
+    for word in word_of:  # trimmed, "|" becomes "", not nothing: the count stays
+        word_of[word] = words.setdefault(word.strip(_TRIMMED), len(words))
+    ids = np.fromiter(map(word_of.__getitem__, raw), dtype=np.int64, count=len(raw))
+    return list(words), ids
+
+
+def _class_table() -> np.ndarray:
+    """Character classes as bits by code point (capped at U+2030): punctuation, digit,
+    capital, sentence mark, comma, separator."""
+    table = np.zeros(0x2031, dtype=np.uint8)
+    for char in _PUNCTUATION:
+        if ord(char) <= 0x2030:
+            table[ord(char)] |= 1
+    table[ord("0"):ord("9") + 1] |= 2
+    table[ord("A"):ord("Z") + 1] |= 4
+    for bit, chars in ((8, _SENTENCE), (16, ","), (32, _SEPARATORS)):
+        for char in chars:
+            table[ord(char)] |= bit
+    return table
+
+
+_CLASSES = _class_table()
+
+
+def _char_classes(codes: np.ndarray) -> np.ndarray:
+    """Prefix sums over the page's characters, one column per class of :func:`_class_table`."""
+    bits = np.unpackbits(_CLASSES[np.minimum(codes, 0x2030)][:, None], axis=1,
+                         bitorder="little")[:, :6]
+    counts = np.zeros((len(codes) + 1, 6), dtype=np.int32)
+    np.cumsum(bits, axis=0, out=counts[1:])
+    return counts
+
+
+def page_features(dom: DomIndex, blocks: PageBlocks,
+                  markup: tuple[np.ndarray, np.ndarray, np.ndarray]) -> PageFeatures:
+    """Features of the scored blocks of ``blocks`` (a segmentation of ``dom``).
+
+    Per-element and per-character indicators are stacked into one matrix each, so a
+    single prefix sum and one pair of lookups give every block's counts.
+    """
+    markup_bytes, link_hosts, cues = markup
+    eligible = eligible_blocks(blocks, MIN_CHARS, MIN_UNIQUE_WORDS)
+    nodes = np.flatnonzero(eligible).astype(np.int32)
+    n = len(nodes)
+    marks = np.where(eligible, np.cumsum(eligible) - 1, -1).astype(np.int32)
+    nearest = fill_down(blocks.parents, marks)
+    block_parents = blocks.parents[nodes]
+    parents = np.where(block_parents >= 0, nearest[np.maximum(block_parents, 0)], -1)
+    hidden = ~eligible & (nearest >= 0)
+    weights = 1.0 + np.bincount(nearest[hidden], minlength=n)[:n].astype(np.float64)
+
+    text = blocks.text
+    starts, ends = blocks.bounds
+    starts, ends = starts[nodes], ends[nodes]
+    chars = (ends - starts).astype(np.float64)
+    words_list, token_ids = _tokens(text)
+    codes = np.frombuffer(text.encode("utf-32-le"), dtype=np.uint32)
+    spaces = np.flatnonzero(codes == 32)
+    first_token = np.searchsorted(spaces, starts)
+    token_spans = np.stack((first_token, np.maximum(np.searchsorted(spaces, ends) + 1,
+                                                    first_token)), axis=1)
+    words = (token_spans[:, 1] - token_spans[:, 0]).astype(np.float64)
+    safe_words = np.maximum(words, 1.0)
+    safe_chars = np.maximum(chars, 1.0)
+
+    # characters: punctuation, digits, capitals, sentence marks, commas, separators
+    classes = _char_classes(codes)
+    in_chars = (classes[ends] - classes[starts]).astype(np.float64)
+    per_char = in_chars[:, :3] / safe_chars[:, None]
+    per_word = in_chars[:, 3:] / safe_words[:, None]
+
+    # chunks: anchor text characters
+    anchor_chars = _prefix(blocks.chunk_chars() * blocks.chunk_in_link)
+    spans = blocks.spans[nodes]
+    anchor = anchor_chars[spans[:, 1]] - anchor_chars[spans[:, 0]]
+
+    # elements: links, images, markup, link targets, tag families, in one prefix sum
+    elements = blocks.elements[nodes]
+    element_ends = dom.subtree_ends[elements]
+    n_elements = len(dom.tag_ids)
+    vocab, tag_ids = dom.vocab, dom.tag_ids
+    is_link = tag_ids == (vocab.index("a") if "a" in vocab else -1)
+    is_image = tag_ids == (vocab.index("img") if "img" in vocab else -1)
+    real_links = is_link & (link_hosts != 1)
+    page_host = _page_host(blocks.page, link_hosts[is_link & (link_hosts > 1)])
+    family = _family_lut(vocab, TAG_FAMILIES)[tag_ids]
+    indicators = np.zeros((n_elements, 5 + len(TAG_FAMILIES) + 1), dtype=np.float64)
+    indicators[:, 0] = is_link
+    indicators[:, 1] = is_image
+    indicators[:, 2] = markup_bytes
+    indicators[:, 3] = real_links
+    indicators[:, 4] = real_links & ((link_hosts == 0) | (link_hosts == page_host))
+    family_column = np.where(family >= 0, 5 + family, indicators.shape[1] - 1)  # -1: spare
+    indicators[np.arange(n_elements), family_column] = 1.0
+    summed = np.zeros((n_elements + 1, indicators.shape[1]))
+    np.cumsum(indicators, axis=0, out=summed[1:])
+    inside = summed[element_ends] - summed[elements]
+    links, images, html_bytes, target_links, intra_links = inside[:, :5].T
+    element_count = (element_ends - elements).astype(np.float64)
+    tag_shares = inside[:, 5:-1] / element_count[:, None]
+    own_family = _family_lut(vocab, OWN_TAGS)[tag_ids[elements]]
+    own = np.eye(len(OWN_TAGS) + 1)[own_family][:, :-1]  # family -1: no column set
+    cue_bits_ = np.stack((cues[elements], or_down(dom.parents, cues)[elements]), axis=1)
+    cue_columns = np.unpackbits(cue_bits_[:, :, None], axis=2, bitorder="little")
+    cue_columns = cue_columns[:, :, : len(CUES)].reshape(n, 2 * len(CUES))
+
+    # words: title overlap and KL divergence to the rest of the page
+    title_words, kl = _word_features(dom, words_list, token_ids, token_spans)
+
+    # position
+    page_chars = max(len(text), 1)
+    max_line = max(int(dom.lines.max()) if n_elements else 1, 1)
+    depths = dom.depths[elements].astype(np.float64)
+    max_depth = max(float(dom.depths.max()) if n_elements else 1.0, 1.0)
+    sibling_index, siblings = sibling_ranks(dom.parents)
+    sibling_index, siblings = sibling_index[elements], siblings[elements]
+
+    columns = [
+        np.log1p(chars), np.log1p(words), chars / safe_words, per_char, per_word,
+        np.log1p(links), np.log1p(images), np.log1p(element_count), links / safe_words,
+        anchor / safe_chars, words * anchor / safe_chars / np.maximum(links, 1.0),
+        np.where(target_links > 0, intra_links / np.maximum(target_links, 1.0), 0.5),
+        chars / np.maximum(chars + html_bytes, 1.0), tag_shares,
+        words / max(len(token_ids), 1), element_count / max(n_elements, 1), kl, title_words,
+        dom.lines[elements] / max_line, depths, depths / max_depth,
+        np.log1p(sibling_index), np.log1p(siblings), sibling_index / np.maximum(siblings, 1),
+        starts / page_chars, (page_chars - ends) / page_chars, elements / max(n_elements, 1),
+        own, cue_columns,
+    ]
+    matrix = np.column_stack(columns).astype(np.float32) if n else np.zeros(
+        (0, len(FEATURE_NAMES)), dtype=np.float32)
+    areas = chars + IMAGE_AREA * images
+    return PageFeatures(blocks=blocks, nodes=nodes, parents=parents.astype(np.int32),
+                        weights=weights, areas=areas, matrix=matrix, words=words_list,
+                        token_ids=token_ids, token_spans=token_spans.astype(np.int64))
+
+
+def _page_host(page: Page, hosts: np.ndarray) -> int:
+    """The page's own host hash: from its URL, else its commonest link host."""
+    own = site_of(page.url)
+    if own:
+        if _compiled is not None:
+            return int(_compiled.host_hash(own.encode("utf-8", "replace")))
+        return host_hash(own)
+    if not len(hosts):
+        return 0
+    values, counts = np.unique(hosts, return_counts=True)
+    return int(values[np.argmax(counts)])
+
+
+def _word_features(dom: DomIndex, words: list[str], ids: np.ndarray,
+                   token_spans: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per node: share of its words that are in the page title, and the KL divergence
+    (add-one smoothed) from its word distribution to that of the rest of the page."""
+    n = len(token_spans)
+    if not n or not len(ids):
+        return np.zeros(n), np.zeros(n)
+    vocab_size = len(words)
+    title = _title_words(dom)
+    in_title = np.zeros(vocab_size + 1, dtype=np.float64)
+    if title:
+        in_title[:vocab_size] = [word in title for word in words]
+    title_prefix = _prefix(in_title[ids])
+    lengths = token_spans[:, 1] - token_spans[:, 0]
+    title_share = (title_prefix[token_spans[:, 1]] - title_prefix[token_spans[:, 0]]) / np.maximum(
+        lengths, 1)
+
+    if _compiled is not None:
+        kl = _compiled.node_kl(ids, token_spans, vocab_size)
+    else:
+        kl = _kl_python(ids, token_spans, vocab_size)
+    return title_share, kl
+
+
+def _kl_python(ids: np.ndarray, token_spans: np.ndarray, vocab_size: int) -> np.ndarray:
+    """What ``denoise._compiled.node_kl`` computes: (node, word) counts over every word
+    of every node, then each node's sum over its distinct words."""
+    n = len(token_spans)
+    lengths = token_spans[:, 1] - token_spans[:, 0]
+    total = int(lengths.sum())
+    node_of = np.repeat(np.arange(n), lengths)
+    offsets = np.arange(total) - np.repeat(np.cumsum(lengths) - lengths, lengths)
+    word_of = ids[np.repeat(token_spans[:, 0], lengths) + offsets]
+    keys, counts = np.unique(node_of * vocab_size + word_of, return_counts=True)
+    key_node, key_word = keys // vocab_size, keys % vocab_size
+    page_counts = np.bincount(ids, minlength=vocab_size).astype(np.float64)
+    rest_total = len(ids) - lengths  # words outside each node
+    block_p = counts / lengths[key_node]
+    rest_p = (page_counts[key_word] - counts + 1.0) / (rest_total[key_node] + vocab_size)
+    return np.bincount(key_node, weights=block_p * np.log(block_p / rest_p), minlength=n)
+
+
+def _title_words(dom: DomIndex) -> set[str]:
+    """Words of the page's ``<title>`` (lower case, punctuation trimmed)."""
+    if "title" not in dom.vocab:
+        return set()
+    title = np.flatnonzero(dom.tag_ids == dom.vocab.index("title"))[:1]
+    first, last = dom.chunk_starts[title[0]], dom.chunk_ends[title[0]]
+    if first >= last:
+        return set()
+    words = dom.text[dom.chunk_first[first]:dom.chunk_last[last - 1]].lower().split()
+    return {w.strip(_TRIMMED) for w in words} - {""}

@@ -1,0 +1,453 @@
+"""The page-level block classifier (Kołcz & Yih 4.1): Naive Bayes over words, stacked
+under a model of the other features.
+
+Text is sparse and numerous, so it gets its own model: multinomial Naive Bayes over
+the block's words, whose log-odds (summed, and per word) join the other features
+(:mod:`denoise.features`) in a second model, logistic regression or a random
+forest. The Naive Bayes scores the second model trains on are out-of-fold (folds
+by site), as they will be on a page from an unseen site; scored in-sample they
+would look far surer than they are.
+
+Choices where the paper is vague or we differ:
+
+- The vocabulary is the words seen in examples of at least ``min_word_sites``
+  sites (a word seen on one site teaches that site's template, not templates), at
+  most ``max_words`` of them, most widespread first.
+- Identical examples (same feature row, same words) are kept once, as the paper
+  deduplicates its training set.
+- No MDL discretization: it turns each feature into bins for a linear model, and
+  a standardized logistic regression plus the forest (which bins by itself) did as
+  well in our runs; ``benchmarks/page_level.py`` measures both models.
+
+Scikit-learn fits the models; what is kept of them is plain arrays (``save`` /
+``load``: an ``.npz`` of numbers and a JSON header, versioned, read without pickle),
+and prediction is our own few numpy lines, so a model file never executes code.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import zipfile
+import zlib
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Self
+
+import numpy as np
+from scipy import sparse
+
+from denoise.errors import DenoiseError
+from denoise.features import FEATURE_NAMES, PageFeatures
+from denoise.output import atomic_binary
+
+try:
+    from denoise import _compiled
+except ImportError:  # the compiled extension is optional
+    _compiled = None
+
+#: Version of the saved model layout; ``load`` refuses any other.
+FORMAT_VERSION = 1
+#: Kind tag in the header, so a file of another tool is recognised as such.
+FORMAT_KIND = "webdenoise-template-model"
+CLASSIFIERS = ("logistic", "forest", "naive-bayes")
+
+
+class ModelError(DenoiseError):
+    """A model file that cannot be used: names the file and what is wrong."""
+
+    def __init__(self, source: str, reason: str) -> None:
+        self.source, self.reason = source, reason
+        super().__init__(f"{source}: {reason}")
+
+
+def _node_token_ids(features: PageFeatures, vocabulary: dict[str, int]) -> np.ndarray:
+    """Per word of the page text, its vocabulary index, -1 when out of vocabulary."""
+    get = vocabulary.get
+    known = np.array([get(word, -1) for word in features.words] + [-1], dtype=np.int64)
+    return known[features.token_ids]
+
+
+def bag_of_words(features: PageFeatures, nodes: np.ndarray, vocabulary: dict[str, int],
+                 token_ids: np.ndarray | None = None) -> sparse.csr_matrix:
+    """Word counts of the given nodes over ``vocabulary`` (rows follow ``nodes``)."""
+    if token_ids is None:
+        token_ids = _node_token_ids(features, vocabulary)
+    spans = features.token_spans[nodes]
+    lengths = spans[:, 1] - spans[:, 0]
+    total = int(lengths.sum())
+    rows = np.repeat(np.arange(len(nodes)), lengths)
+    offsets = np.arange(total) - np.repeat(np.cumsum(lengths) - lengths, lengths)
+    ids = token_ids[np.repeat(spans[:, 0], lengths) + offsets] if total else np.zeros(0, int)
+    keep = ids >= 0
+    return sparse.csr_matrix((np.ones(int(keep.sum()), dtype=np.float32),
+                              (rows[keep], ids[keep])), shape=(len(nodes), len(vocabulary)))
+
+
+class TemplateModel:
+    """Scores blocks of a page as template (1) or content (0), for unseen sites.
+
+    Parameters
+    ----------
+    classifier : ``"logistic"`` or ``"forest"``, the second-stage model; or
+        ``"naive-bayes"``: the word model alone (the paper's "text" curve).
+    text : use the Naive Bayes word score (the paper's "text" model) as a feature.
+    min_word_sites, max_words : the vocabulary of the word model.
+    C : inverse regularization of the logistic regression.
+    n_trees, min_leaf, max_depth : the random forest.
+    inner_folds : site folds for the out-of-fold word scores.
+    random_state : seed of the forest and the folds.
+    """
+
+    def __init__(self, *, classifier: str = "forest", text: bool = True,
+                 min_word_sites: int = 3, max_words: int = 20000, C: float = 1.0,
+                 n_trees: int = 40, min_leaf: int = 20, max_depth: int = 14,
+                 inner_folds: int = 5, random_state: int = 0) -> None:
+        self.classifier = classifier
+        self.text = text
+        self.min_word_sites = min_word_sites
+        self.max_words = max_words
+        self.C = C
+        self.n_trees = n_trees
+        self.min_leaf = min_leaf
+        self.max_depth = max_depth
+        self.inner_folds = inner_folds
+        self.random_state = random_state
+
+    # ---- fitting -------------------------------------------------------------
+
+    def _check_params(self) -> None:
+        if self.classifier not in CLASSIFIERS:
+            raise ValueError(f"classifier must be one of {CLASSIFIERS}, got {self.classifier!r}")
+        if self.classifier == "naive-bayes" and not self.text:
+            raise ValueError("classifier 'naive-bayes' needs text=True")
+        for name in ("min_word_sites", "max_words", "n_trees", "min_leaf", "max_depth",
+                     "inner_folds"):
+            if int(getattr(self, name)) < 1:
+                raise ValueError(f"{name} must be >= 1, got {getattr(self, name)!r}")
+        if not self.C > 0:
+            raise ValueError(f"C must be > 0, got {self.C!r}")
+
+    def fit(self, pages: Sequence, sample_sites: Sequence[str] | None = None) -> Self:
+        """Fit on the examples of ``pages`` (:class:`denoise.training.TrainingPage`)."""
+        self._check_params()
+        pages = [p for p in pages if p.example.any()]
+        if not pages:
+            raise ValueError("no training examples: the pages gave no template or content labels")
+        sites = np.array([p.site for p in pages])
+        self.vocabulary_ = self._vocabulary(pages) if self.text else {}
+        rows, bags, labels, groups = [], [], [], []
+        for site_index, page in enumerate(pages):
+            nodes = np.flatnonzero(page.example)
+            rows.append(page.features.matrix[nodes])
+            bags.append(bag_of_words(page.features, nodes, self.vocabulary_))
+            labels.append(page.labels[nodes])
+            groups.append(np.full(len(nodes), site_index))
+        X = np.concatenate(rows).astype(np.float64)
+        bag = sparse.vstack(bags).tocsr()
+        y = np.concatenate(labels).astype(np.int64)
+        group = sites[np.concatenate(groups)]
+        X, bag, y, group = _deduplicate(X, bag, y, group)
+        if len(np.unique(y)) < 2:
+            raise ValueError("training examples hold only one class")
+        self.n_examples_ = len(y)
+        if self.classifier == "naive-bayes":
+            self._fit_words(bag, y)
+            return self
+        if self.text:
+            word_scores = self._out_of_fold_word_scores(bag, y, group)
+            self._fit_words(bag, y)
+            X = np.column_stack((X, word_scores))
+        self._fit_second_stage(X, y)
+        return self
+
+    def _vocabulary(self, pages: Sequence) -> dict[str, int]:
+        site_words: dict[str, set[str]] = {}
+        for page in pages:
+            words = site_words.setdefault(page.site, set())
+            ids = page.features.token_ids
+            spans = page.features.token_spans[page.example]
+            marks = (np.bincount(spans[:, 0], minlength=len(ids) + 1)
+                     - np.bincount(spans[:, 1], minlength=len(ids) + 1))
+            inside = np.cumsum(marks[:-1]) > 0
+            page_words = page.features.words
+            words.update(page_words[i] for i in np.unique(ids[inside]).tolist())
+        spread: dict[str, int] = {}
+        for words in site_words.values():
+            for word in words:
+                spread[word] = spread.get(word, 0) + 1
+        spread.pop("", None)
+        kept = sorted((w for w, n in spread.items() if n >= self.min_word_sites),
+                      key=lambda w: (-spread[w], w))[: self.max_words]
+        return {word: index for index, word in enumerate(sorted(kept))}
+
+    def _word_model(self, bag: sparse.csr_matrix, y: np.ndarray) -> tuple[np.ndarray, float]:
+        """Per-word log-odds of template and the prior log-odds (multinomial NB, add-one)."""
+        counts = np.vstack([np.asarray(bag[y == k].sum(axis=0)).ravel() for k in (0, 1)]) + 1.0
+        log_p = np.log(counts / counts.sum(axis=1, keepdims=True))
+        prior = np.log(max((y == 1).sum(), 1) / max((y == 0).sum(), 1))
+        return (log_p[1] - log_p[0]).astype(np.float64), float(prior)
+
+    def _fit_words(self, bag: sparse.csr_matrix, y: np.ndarray) -> None:
+        self.word_log_odds_, self.word_prior_ = self._word_model(bag, y)
+
+    @staticmethod
+    def _word_features(bag: sparse.csr_matrix, log_odds: np.ndarray, prior: float) -> np.ndarray:
+        total = bag @ log_odds
+        words = np.asarray(bag.sum(axis=1)).ravel()
+        return np.column_stack((prior + total, total / np.maximum(words, 1.0),
+                                np.log1p(words)))
+
+    def _out_of_fold_word_scores(self, bag: sparse.csr_matrix, y: np.ndarray,
+                                 group: np.ndarray) -> np.ndarray:
+        from sklearn.model_selection import GroupKFold
+
+        n_groups = len(np.unique(group))
+        out = np.zeros((len(y), 3))
+        folds = GroupKFold(n_splits=min(self.inner_folds, n_groups))
+        if n_groups < 2:
+            log_odds, prior = self._word_model(bag, y)
+            return self._word_features(bag, log_odds, prior)
+        for train, test in folds.split(bag, y, group):
+            log_odds, prior = self._word_model(bag[train], y[train])
+            out[test] = self._word_features(bag[test], log_odds, prior)
+        return out
+
+    def _fit_second_stage(self, X: np.ndarray, y: np.ndarray) -> None:
+        if self.classifier == "logistic":
+            from sklearn.linear_model import LogisticRegression
+
+            self.mean_ = X.mean(axis=0)
+            self.scale_ = np.where(X.std(axis=0) > 0, X.std(axis=0), 1.0)
+            model = LogisticRegression(C=self.C, max_iter=3000)
+            model.fit((X - self.mean_) / self.scale_, y)
+            self.coef_ = model.coef_.ravel().astype(np.float64)
+            self.intercept_ = float(model.intercept_[0])
+        else:
+            from sklearn.ensemble import RandomForestClassifier
+
+            model = RandomForestClassifier(
+                n_estimators=self.n_trees, min_samples_leaf=self.min_leaf,
+                max_depth=self.max_depth, max_features="sqrt", n_jobs=1,
+                random_state=self.random_state)
+            model.fit(X.astype(np.float32), y)
+            self.forest_ = _flatten_forest(model)
+
+    # ---- scoring -------------------------------------------------------------
+
+    def _check_fitted(self) -> None:
+        if not hasattr(self, "vocabulary_"):
+            raise RuntimeError("TemplateModel is not fitted yet: call fit() or load()")
+
+    def word_scores(self, features: PageFeatures) -> np.ndarray:
+        """The Naive Bayes columns of every node: log-odds, per word, log words known."""
+        ids = _node_token_ids(features, self.vocabulary_)
+        weights = np.where(ids >= 0, self.word_log_odds_[np.maximum(ids, 0)], 0.0)
+        known = np.zeros(len(ids) + 1)
+        np.cumsum(ids >= 0, out=known[1:])
+        summed = np.zeros(len(ids) + 1)
+        np.cumsum(weights, out=summed[1:])
+        spans = features.token_spans
+        total = summed[spans[:, 1]] - summed[spans[:, 0]]
+        words = known[spans[:, 1]] - known[spans[:, 0]]
+        return np.column_stack((self.word_prior_ + total, total / np.maximum(words, 1.0),
+                                np.log1p(words)))
+
+    def predict_proba(self, features: PageFeatures) -> np.ndarray:
+        """Probability that each scored block of the page is template (float64 per node)."""
+        self._check_fitted()
+        if not len(features):
+            return np.zeros(0)
+        if self.classifier == "naive-bayes":
+            log_odds = self.word_scores(features)[:, 0]
+            return 1.0 / (1.0 + np.exp(-np.clip(log_odds, -500, 500)))
+        X = features.matrix.astype(np.float64)
+        if self.text:
+            X = np.column_stack((X, self.word_scores(features)))
+        if self.classifier == "logistic":
+            z = ((X - self.mean_) / self.scale_) @ self.coef_ + self.intercept_
+            return 1.0 / (1.0 + np.exp(-np.clip(z, -500, 500)))
+        return _forest_proba(self.forest_, X.astype(np.float32))
+
+    # ---- persistence ---------------------------------------------------------
+
+    def _arrays(self) -> dict[str, np.ndarray]:
+        words = sorted(self.vocabulary_, key=self.vocabulary_.__getitem__)
+        arrays = {"vocabulary": np.frombuffer("\n".join(words).encode(), dtype=np.uint8)}
+        if self.text:
+            arrays["word_log_odds"] = self.word_log_odds_
+        if self.classifier == "logistic":
+            arrays.update(mean=self.mean_, scale=self.scale_, coef=self.coef_)
+        elif self.classifier == "forest":
+            arrays.update({f"forest_{k}": v for k, v in self.forest_.items()})
+        return arrays
+
+    def header(self) -> dict[str, object]:
+        """What the file's JSON header records besides the arrays."""
+        header: dict[str, object] = {
+            "kind": FORMAT_KIND, "format_version": FORMAT_VERSION,
+            "features": list(FEATURE_NAMES),
+            "params": {"classifier": self.classifier, "text": self.text,
+                       "min_word_sites": self.min_word_sites, "max_words": self.max_words,
+                       "C": self.C, "n_trees": self.n_trees, "min_leaf": self.min_leaf,
+                       "max_depth": self.max_depth, "inner_folds": self.inner_folds,
+                       "random_state": self.random_state},
+            "n_examples": getattr(self, "n_examples_", 0),
+        }
+        if self.text:
+            header["word_prior"] = self.word_prior_
+        if self.classifier == "logistic":
+            header["intercept"] = self.intercept_
+        return header
+
+    def save(self, path: str | os.PathLike[str], extra: dict[str, object] | None = None) -> None:
+        """Write the model to ``path`` (``.npz``), atomically; ``extra`` joins the header."""
+        self._check_fitted()
+        header = {**self.header(), **(extra or {})}
+        arrays = self._arrays()
+        arrays["header"] = np.frombuffer(json.dumps(header).encode(), dtype=np.uint8)
+        with atomic_binary(path) as handle:
+            np.savez_compressed(handle, **arrays)
+
+    @classmethod
+    def load(cls, path: str | os.PathLike[str]) -> tuple[Self, dict[str, object]]:
+        """Read a model saved by :meth:`save`; return it and its header.
+
+        Raises :class:`ModelError` naming the file for anything unusable: not a
+        model, another format version, other features, missing or corrupt arrays.
+        """
+        source = str(path)
+        try:
+            data = np.load(path, allow_pickle=False)
+            if not isinstance(data, np.lib.npyio.NpzFile):
+                raise ModelError(source, "not a model file (a bare numpy array, not an .npz)")
+            with data:
+                arrays = {name: data[name] for name in data.files}
+        except FileNotFoundError:
+            raise ModelError(source, "no such model file") from None
+        except (OSError, ValueError, zipfile.BadZipFile, EOFError, zlib.error) as error:
+            raise ModelError(source, f"not a readable model file ({error})") from None
+        try:
+            header = json.loads(arrays.pop("header").tobytes().decode())
+        except (KeyError, ValueError, UnicodeDecodeError):
+            raise ModelError(source, "not a model file (no header)") from None
+        if not isinstance(header, dict) or header.get("kind") != FORMAT_KIND:
+            raise ModelError(source, "not a webdenoise template model")
+        if header.get("format_version") != FORMAT_VERSION:
+            raise ModelError(source, f"model format {header.get('format_version')!r}; this "
+                             f"version reads format {FORMAT_VERSION}: retrain with 'denoise train'")
+        if header.get("features") != list(FEATURE_NAMES):
+            raise ModelError(source, "model was trained on other features: retrain it with "
+                             "'denoise train'")
+        try:
+            model = cls(**header["params"])
+            model._check_params()
+            words = arrays["vocabulary"].tobytes().decode()
+            model.vocabulary_ = {w: i for i, w in enumerate(words.split("\n"))} if words else {}
+            if model.text:
+                model.word_log_odds_ = arrays["word_log_odds"].astype(np.float64)
+                model.word_prior_ = float(header["word_prior"])
+                if len(model.word_log_odds_) != len(model.vocabulary_):
+                    raise ValueError("word weights do not match the vocabulary")
+            width = len(FEATURE_NAMES) + (3 if model.text else 0)
+            if model.classifier == "naive-bayes":
+                pass
+            elif model.classifier == "logistic":
+                model.mean_, model.scale_, model.coef_ = (
+                    arrays["mean"], arrays["scale"], arrays["coef"])
+                model.intercept_ = float(header["intercept"])
+                if not all(len(a) == width for a in (model.mean_, model.scale_, model.coef_)):
+                    raise ValueError("coefficients do not match the features")
+            else:
+                model.forest_ = {k[len("forest_"):]: v for k, v in arrays.items()
+                                 if k.startswith("forest_")}
+                _check_forest(model.forest_, width)
+        except (KeyError, TypeError, ValueError) as error:
+            raise ModelError(source, f"corrupt model file ({error})") from None
+        model.n_examples_ = int(header.get("n_examples", 0))
+        return model, header
+
+
+def _deduplicate(X: np.ndarray, bag: sparse.csr_matrix, y: np.ndarray,
+                 group: np.ndarray) -> tuple[np.ndarray, sparse.csr_matrix, np.ndarray, np.ndarray]:
+    """Keep one of each (feature row, words, label)."""
+    rng = np.random.default_rng(12345)
+    word_key = bag @ rng.random(bag.shape[1])
+    row_key = X @ rng.random(X.shape[1])
+    keys = np.column_stack((row_key, word_key, y)).round(9)
+    _, first = np.unique(keys, axis=0, return_index=True)
+    first.sort()
+    return X[first], bag[first], y[first], group[first]
+
+
+def _flatten_forest(model) -> dict[str, np.ndarray]:
+    """A fitted scikit-learn forest as five flat arrays (all trees end to end)."""
+    feature, threshold, left, right, value, roots = [], [], [], [], [], []
+    offset = 0
+    for estimator in model.estimators_:
+        tree = estimator.tree_
+        roots.append(offset)
+        leaf = tree.children_left < 0
+        feature.append(np.where(leaf, -1, tree.feature))
+        threshold.append(tree.threshold)
+        left.append(np.where(leaf, np.arange(tree.node_count), tree.children_left) + offset)
+        right.append(np.where(leaf, np.arange(tree.node_count), tree.children_right) + offset)
+        counts = tree.value[:, 0, :]
+        value.append((counts[:, 1] / np.maximum(counts.sum(axis=1), 1e-12)).astype(np.float32))
+        offset += tree.node_count
+    return {"feature": np.concatenate(feature).astype(np.int32),
+            "threshold": np.concatenate(threshold), "left": np.concatenate(left).astype(np.int32),
+            "right": np.concatenate(right).astype(np.int32), "value": np.concatenate(value),
+            "roots": np.array(roots, dtype=np.int32),
+            "depth": np.array([max(e.tree_.max_depth for e in model.estimators_)], np.int32)}
+
+
+def _check_forest(forest: dict[str, np.ndarray], width: int) -> None:
+    needed = ("feature", "threshold", "left", "right", "value", "roots", "depth")
+    missing = [k for k in needed if k not in forest]
+    if missing:
+        raise ValueError(f"forest arrays missing: {missing}")
+    size = len(forest["feature"])
+    if not all(len(forest[k]) == size for k in ("threshold", "left", "right", "value")):
+        raise ValueError("forest arrays differ in length")
+    for key in ("left", "right", "roots"):
+        if len(forest[key]) and (forest[key].min() < 0 or forest[key].max() >= size):
+            raise ValueError(f"forest {key} out of range")
+    if forest["feature"].max(initial=-1) >= width:
+        raise ValueError("forest uses features the model does not have")
+    internal = np.flatnonzero(forest["feature"] >= 0)
+    if ((forest["left"][internal] <= internal).any()
+            or (forest["right"][internal] <= internal).any()):
+        raise ValueError("forest children must come after their parents")  # walks must end
+
+
+def _forest_proba(forest: dict[str, np.ndarray], X: np.ndarray) -> np.ndarray:
+    """Mean leaf probability over the trees (compiled where built)."""
+    if _compiled is not None:
+        return _compiled.forest_proba(
+            forest["feature"].astype(np.int32, copy=False),
+            forest["threshold"].astype(np.float64, copy=False),
+            forest["left"].astype(np.int32, copy=False),
+            forest["right"].astype(np.int32, copy=False),
+            forest["value"].astype(np.float32, copy=False),
+            forest["roots"].astype(np.int32, copy=False),
+            np.ascontiguousarray(X, dtype=np.float32))
+    return _forest_proba_python(forest, X)
+
+
+def _forest_proba_python(forest: dict[str, np.ndarray], X: np.ndarray) -> np.ndarray:
+    """Mean leaf probability over the trees, all trees and rows stepped together."""
+    feature, threshold = forest["feature"], forest["threshold"]
+    left, right = forest["left"], forest["right"]
+    node = np.repeat(forest["roots"][:, None], len(X), axis=1)
+    rows = np.arange(len(X))[None, :]
+    for _ in range(int(forest["depth"][0])):
+        feat = feature[node]
+        go_left = X[rows, np.maximum(feat, 0)] <= threshold[node]
+        node = np.where(go_left, left[node], right[node])
+    return forest["value"][node].mean(axis=0).astype(np.float64)
+
+
+def default_model_path() -> Path:
+    """The model shipped with the package."""
+    return Path(__file__).with_name("models") / "default.npz"

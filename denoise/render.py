@@ -1,0 +1,102 @@
+"""Pages back as HTML: without their template blocks, or with them shaded for a person.
+
+Both re-parse the page (the scoring path keeps arrays, not the tree) and find the
+scored blocks' elements by their index in the walk, which the same parse gives.
+"""
+
+from __future__ import annotations
+
+import html as html_escape
+
+from lxml import etree
+
+from denoise.detector import PageScores
+from denoise.html import DROPPED_TAGS, parse_html
+
+_SHADE = ("outline: 2px solid rgba(200, 0, 0, 0.9) !important; "
+          "background-color: rgba(255, 60, 60, 0.28) !important;")
+_CONTENT = "outline: 1px dashed rgba(0, 140, 0, 0.8) !important;"
+_LEGEND = (
+    '<div style="position: sticky; top: 0; z-index: 2147483647; padding: 6px 10px; '
+    'font: 13px/1.4 sans-serif; color: #000; background: #ffd; border-bottom: 1px solid #aa8;">'
+    '<b>denoise</b>: <span style="{shade}">template</span> (score &ge; {threshold:.2f}), '
+    '<span style="{content}">content</span>; {template} of {blocks} scored blocks template. '
+    'Hover a block for its score.</div>'
+)
+
+
+def _remove_keeping_tail(element: etree._Element) -> None:
+    """Remove ``element`` and its subtree; the text after it stays in the page."""
+    parent = element.getparent()
+    if parent is None:
+        return
+    tail = element.tail
+    if tail:
+        previous = element.getprevious()
+        if previous is not None:
+            previous.tail = (previous.tail or "") + tail
+        else:
+            parent.text = (parent.text or "") + tail
+    parent.remove(element)
+
+
+def _topmost_template(scores: PageScores) -> list[int]:
+    """Elements (walk indices) of template blocks whose enclosing block is not template."""
+    blocks = scores.features.blocks
+    template = scores.block_scores >= scores.threshold
+    parents = blocks.parents
+    parent_template = (parents >= 0) & template[parents]
+    chosen = template & ~parent_template & (blocks.elements >= 0)
+    return blocks.elements[chosen].tolist()
+
+
+def clean_html(scores: PageScores) -> str:
+    """The page as HTML without its template blocks (scripts and styles dropped too)."""
+    page = scores.features.blocks.page
+    root = parse_html(page.html, page.id)
+    elements = list(root.iter(etree.Element))
+    for index in _topmost_template(scores):
+        _remove_keeping_tail(elements[index])
+    return etree.tostring(root, method="html", encoding="unicode")
+
+
+def shaded_html(scores: PageScores, url: str | None = None) -> str:
+    """The page with template blocks shaded and every scored block's score as a tooltip.
+
+    Scripts are removed (the page is for looking at); styles and stylesheet links
+    stay, so it looks like the page. ``url`` becomes a ``<base>`` so relative links,
+    images and styles resolve.
+    """
+    page = scores.features.blocks.page
+    parser = etree.HTMLParser(remove_comments=True, remove_pis=True, no_network=True,
+                              recover=True, encoding="utf-8", default_doctype=False)
+    root = etree.fromstring(page.html.encode("utf-8", "replace"), parser)
+    etree.strip_elements(root, *(t for t in DROPPED_TAGS if t != "style"), with_tail=False)
+    # the walk saw no <style>: leave them out of the index so positions match
+    elements = [e for e in root.iter(etree.Element) if e.tag != "style"]
+    blocks = scores.features.blocks
+    template = scores.template
+    for node, block in enumerate(scores.features.nodes.tolist()):
+        element = elements[blocks.elements[block]]
+        look = _SHADE if template[node] else _CONTENT
+        element.set("style", f"{element.get('style', '')};{look}".lstrip(";"))
+        element.set("title", f"template score {scores.scores[node]:.2f} "
+                    f"(classifier {scores.raw[node]:.2f})")
+    head = root.find("head")
+    if head is None:
+        head = etree.Element("head")
+        root.insert(0, head)
+    meta = etree.SubElement(head, "meta", charset="utf-8")
+    head.insert(0, meta)
+    if url:
+        head.insert(1, etree.Element("base", href=url))
+    body = root.find("body")
+    if body is None:
+        body = root
+    legend = etree.fromstring(_LEGEND.format(
+        shade=_SHADE, content=_CONTENT, threshold=scores.threshold,
+        template=int(template.sum()), blocks=len(template)), etree.HTMLParser()).find(".//div")
+    body.insert(0, legend)
+    title = html_escape.escape(page.id).replace("--", "- -")
+    return f"<!DOCTYPE html>\n<!-- denoise show: {title} -->\n" + etree.tostring(
+        root, method="html", encoding="unicode")

@@ -1,0 +1,312 @@
+"""Page features: compiled and Python markup passes agree; the numbers mean what they say."""
+
+import numpy as np
+import pytest
+from sitegen import article_site, generated_site
+
+from denoise import features
+from denoise.errors import PageError
+from denoise.features import (
+    CUES,
+    FEATURE_NAMES,
+    IMAGE_AREA,
+    cue_bits,
+    extract,
+    host_hash,
+    link_host_hash,
+    markup_stats_python,
+)
+from denoise.html import parse_html
+from denoise.page import Page
+
+COLUMN = {name: index for index, name in enumerate(FEATURE_NAMES)}
+compiled = pytest.mark.skipif(features._compiled is None,
+                              reason="the compiled extension is not built here")
+
+
+def page_of(html: str, url: str | None = None) -> Page:
+    return Page(id="hand.html", html=html, url=url)
+
+
+def node_named(feats, text_start: str, tag: str | None = None) -> int:
+    """The scored node whose block text starts with ``text_start`` (and has ``tag``)."""
+    blocks = feats.blocks
+    found = [node for node, block in enumerate(feats.nodes.tolist())
+             if blocks.block_text(block).startswith(text_start)
+             and (tag is None or blocks.tags[block] == tag)]
+    assert found, f"no scored block starts with {text_start!r}"
+    return found[-1]  # the innermost
+
+
+def assert_same_markup(html: str) -> None:
+    root = parse_html(html)
+    got = features._compiled.markup_stats(root)
+    want = markup_stats_python(root)
+    for name, a, b in zip(("bytes", "hosts", "cues"), got, want, strict=True):
+        assert a.dtype == b.dtype, name
+        np.testing.assert_array_equal(a, b, err_msg=f"{name} differ for {html[:80]!r}")
+
+
+# --- compiled and Python markup pass ---------------------------------------------------
+
+
+@compiled
+@pytest.mark.parametrize("page", [
+    *generated_site(0, 2), *generated_site(4, 2), *generated_site(8, 2),
+    *article_site(2, docnav=True),
+], ids=lambda page: page.url)
+def test_markup_stats_compiled_equals_python_on_generated_pages(page):
+    assert_same_markup(page.html)
+
+
+EDGE_CASES = {
+    "link kinds": (
+        '<p><a href="http://example.com/x">a</a><a href="/relative/page">b</a>'
+        '<a href="#top">c</a><a href="javascript:void(0)">d</a><a href="JavaScript:go()">e</a>'
+        '<a href="mailto:me@example.com">f</a><a href="tel:123">g</a><a href="">h</a>'
+        '<a>no href</a><a href=" \n #sp">i</a></p>'),
+    "wayback": (
+        '<a href="/web/20050101000000/http://www.host.com/page">w</a>'
+        '<a href="http://web.archive.org/web/2005id_/https://news.example.org:80/a">x</a>'
+        '<a href="/web/2005/">no inner url</a>'),
+    "hosts": (
+        '<a href="https://www.example.com:8080/x">a</a><a href="//cdn.example.com/x">b</a>'
+        '<a href="relative//x">c</a><a href="  http://Example.COM?q=1">d</a>'
+        '<a href="HTTP://WWW.EXAMPLE.COM/">e</a><a href="http://">f</a><a href="http://www.">g</a>'
+        '<a href="http:example.com">h</a><a href="http://host#frag">i</a>'),
+    "cue words": (
+        '<div class="nav main-content" id="footer"><ul id="MainMenu"><li class="sidebar-widget">'
+        'x</li></ul><p class="Comment reply">y</p><form id="search-box"><input disabled>'
+        '</form><span class="promo share cookie-banner">z</span><div id="masthead">h</div>'
+        '<div class="copyright legal">c</div><div class="entry story">e</div></div>'),
+    "long class": '<div class="' + "x" * 252 + 'nav">a</div><div class="' + "y" * 400 + '">b</div>',
+    "attributes": (
+        '<div data-x="é ü" title="&amp; &lt;" class="">a<img src="i.png" alt="" width=3>'
+        '<br/><input type=checkbox checked></div><A HREF="http://upper.com">u</A>'),
+    "href elsewhere": (
+        '<link href="http://style.com/s.css"><area href="http://map.com/"><div href="http://x.y">'
+        'div with href</div><a name="anchor" id="nav">named</a>'),
+    "non-ascii links": '<a href="http://exämple.com/ü">x</a><a href="/wiki/Ünïcode">y</a>',
+    "malformed": '<div><p>unclosed <b>bold <a href="http://a.com/">link<table><td>cell',
+}
+
+
+@compiled
+@pytest.mark.parametrize("html", EDGE_CASES.values(), ids=EDGE_CASES.keys())
+def test_markup_stats_compiled_equals_python_on_edge_cases(html):
+    assert_same_markup(html)
+
+
+@compiled
+def test_markup_stats_agree_on_non_ascii_tag_names():
+    assert_same_markup("<body><café>x</café></body>")
+
+
+@compiled
+def test_compiled_host_hash_equals_python():
+    for host in ("example.com", "www.example.com", "WWW.Example.com", "news.bbc.co.uk", "a",
+                 "ü.de"):
+        assert features._compiled.host_hash(host.encode()) == host_hash(host), host
+
+
+def test_link_host_hash_tells_relative_nowhere_and_external_links_apart():
+    for relative in ("/a/b", "page.html", "relative//x", "?q=1", "http:example.com"):
+        assert link_host_hash(relative) == 0, relative
+    for nowhere in ("", "#top", "  #x", "javascript:void(0)", "mailto:a@b.c", "tel:123"):
+        assert link_host_hash(nowhere) == 1, nowhere
+    example = host_hash("example.com")
+    assert example > 1
+    for same in ("http://example.com/x", "https://www.example.com:8080/x", "//example.com/y",
+                 " http://EXAMPLE.com?q", "http://example.com#frag",
+                 "/web/20050101000000/http://www.example.com/page",
+                 "http://web.archive.org/web/2005/http://example.com/"):
+        assert link_host_hash(same) == example, same
+    assert host_hash("www.example.com") == example
+    assert link_host_hash("http://other.org/") not in (0, 1, example)
+    assert link_host_hash("http://sub.example.com/") != example
+
+
+def test_link_host_hash_drops_upper_case_www():
+    assert link_host_hash("HTTP://WWW.EXAMPLE.COM/") == host_hash("www.example.com")
+
+
+def test_cue_bits_find_class_and_id_words():
+    bit = {name: 1 << index for index, name in enumerate(CUES)}
+    assert cue_bits("nav") == bit["navigation"]
+    assert cue_bits("NavBar") == bit["navigation"]
+    assert cue_bits("site-footer") == bit["footer"]
+    assert cue_bits("main-content") == bit["content"]
+    assert cue_bits("sidebar-widget") == bit["sidebar"]
+    assert cue_bits("search-box") == bit["search"]
+    assert cue_bits("nav footer") == bit["navigation"] | bit["footer"]
+    assert cue_bits("") == 0
+    assert cue_bits("xyz q") == 0
+
+
+# --- the feature matrix -----------------------------------------------------------------
+
+HAND_PAGE = (
+    "<html><head><title>Quarterly lantern harvest report from the meadow</title></head><body>"
+    '<ul class="nav"><li><a href="/a">Home page of the example shop</a></li>'
+    '<li><a href="http://www.example.com/b">Browse the complete widget catalog</a></li>'
+    '<li><a href="https://example.com/c">Contact our friendly support team</a></li></ul>'
+    '<div class="main-content"><h1>Quarterly lantern harvest report from the meadow</h1>'
+    "<p>The river stone lantern glowed over the copper meadow, and the harbor stayed quiet "
+    "all night long while the engine hummed.</p>"
+    '<div class="gallery"><img src="a.png"><img src="b.png">Two pictures of the copper '
+    "meadow at dawn.</div></div>"
+    '<div id="footer">Copyright 2026 Example Widgets Incorporated, all rights reserved. '
+    '<a href="http://other.org/">Elsewhere</a> <a href="http://far.net/">Far away</a></div>'
+    "</body></html>"
+)
+
+
+@pytest.fixture(scope="module")
+def hand():
+    return extract(page_of(HAND_PAGE, url="http://www.example.com/report.html"))
+
+
+@pytest.mark.parametrize("page", [
+    page_of(HAND_PAGE), *generated_site(1, 2), *generated_site(5, 1), *article_site(2, docnav=True),
+    page_of("<body><table><tr><td>" + "word " * 30 + "</td></tr></table></body>"),
+    page_of("<body><div>" + "x" * 5000 + " a b c</div></body>"),
+], ids=lambda page: page.url or page.html[:20])
+def test_feature_matrix_is_finite_with_a_row_per_node(page):
+    feats = extract(page)
+    n = len(feats.nodes)
+    assert n > 0
+    assert feats.matrix.shape == (n, len(FEATURE_NAMES))
+    assert feats.matrix.dtype == np.float32
+    assert np.isfinite(feats.matrix).all()
+    assert feats.parents.shape == feats.weights.shape == feats.areas.shape == (n,)
+    assert feats.token_spans.shape == (n, 2)
+    assert len(feats) == n
+
+
+def test_nodes_are_the_blocks_with_enough_text_and_parents_a_preorder_tree(hand):
+    blocks = hand.blocks
+    texts = [blocks.block_text(b) for b in hand.nodes.tolist()]
+    for text in texts:
+        assert len(text) >= 40 and len(set(text.split())) >= 3, text
+    assert (np.diff(hand.nodes) > 0).all()
+    assert hand.parents[0] == -1
+    assert (hand.parents < np.arange(len(hand))).all()
+    # a node's parent is its nearest scored ancestor block
+    scored = set(hand.nodes.tolist())
+    for node, block in enumerate(hand.nodes.tolist()):
+        ancestor = int(blocks.parents[block])
+        while ancestor >= 0 and ancestor not in scored:
+            ancestor = int(blocks.parents[ancestor])
+        expected = hand.nodes.tolist().index(ancestor) if ancestor >= 0 else -1
+        assert hand.parents[node] == expected
+
+
+def test_navigation_list_is_anchor_text_and_paragraph_is_not(hand):
+    nav = node_named(hand, "Home page", "ul")
+    paragraph = node_named(hand, "The river stone", "p")
+    anchor = hand.matrix[:, COLUMN["anchor_text"]]
+    assert anchor[nav] > 0.95
+    assert anchor[paragraph] == 0.0
+    links = hand.matrix[:, COLUMN["links_per_word"]]
+    assert links[nav] > links[paragraph] == 0.0
+    assert hand.matrix[nav, COLUMN["own_list"]] == 1.0
+    assert hand.matrix[paragraph, COLUMN["own_p"]] == 1.0
+
+
+def test_links_to_the_pages_own_host_count_as_within_the_site(hand):
+    intra = hand.matrix[:, COLUMN["intra_site_links"]]
+    # relative, www.example.com and example.com: all the page's own site
+    assert intra[node_named(hand, "Home page", "ul")] == 1.0
+    # other.org and far.net
+    assert intra[node_named(hand, "Copyright", "div")] == 0.0
+    # no links at all: neither
+    assert intra[node_named(hand, "The river stone", "p")] == 0.5
+
+
+def test_wayback_page_links_to_its_captured_site_are_within_the_site():
+    html = ('<body><ul><li><a href="/web/20050101000000/http://www.example.com/a">First link of '
+            'the archived site</a></li><li><a href="/web/20050101000000/http://other.org/b">'
+            "A link to another archived site</a></li></ul></body>")
+    url = "http://web.archive.org/web/20050101000000/http://www.example.com/"
+    feats = extract(page_of(html, url=url))
+    intra = feats.matrix[node_named(feats, "First link", "ul"), COLUMN["intra_site_links"]]
+    assert intra == pytest.approx(0.5)
+
+
+def test_class_and_id_words_mark_the_block_and_its_descendants(hand):
+    nav = node_named(hand, "Home page", "ul")
+    paragraph = node_named(hand, "The river stone", "p")
+    footer = node_named(hand, "Copyright", "div")
+    row = hand.matrix
+    assert row[nav, COLUMN["cue_navigation"]] == 1.0
+    assert row[footer, COLUMN["cue_footer"]] == 1.0
+    assert row[paragraph, COLUMN["cue_content"]] == 0.0
+    assert row[paragraph, COLUMN["inherited_content"]] == 1.0
+    assert row[nav, COLUMN["inherited_content"]] == 0.0
+    assert row[paragraph, COLUMN["inherited_navigation"]] == 0.0
+
+
+def test_title_words_high_for_a_block_repeating_the_title():
+    # (a bare <h1> repeating a short title would be too short to be scored)
+    html = ("<html><head><title>Copper meadow harvest festival report</title></head><body>"
+            "<div>Copper meadow harvest festival report: the copper meadow harvest</div>"
+            "<p>The river stone lantern glowed over the walnut orchard and the quiet harbor.</p>"
+            "</body></html>")
+    feats = extract(page_of(html))
+    title = feats.matrix[:, COLUMN["title_words"]]
+    repeat = node_named(feats, "Copper meadow", "div")
+    other = node_named(feats, "The river stone", "p")
+    assert title[repeat] == pytest.approx(8 / 9)  # all but "the"
+    assert title[other] == 0.0
+
+
+def test_hidden_short_blocks_add_to_their_scored_ancestors_weight():
+    items = "".join(f"<li>item {i}</li>" for i in range(5))
+    html = (f"<body><div>A long enough introduction to the list below it<ul>{items}</ul>"
+            "<p>short</p></div><p>Another paragraph that is long enough to be scored</p></body>")
+    feats = extract(page_of(html))
+    div = node_named(feats, "A long enough", "div")
+    # the ul (too short with its items), five li and the short p fold into the div
+    assert feats.weights[div] == 1 + 1 + 5 + 1
+    alone = node_named(feats, "Another paragraph", "p")
+    assert feats.weights[alone] == 1
+    # every block takes its own node or its nearest scored ancestor's
+    node_of = feats.node_of_block()
+    tags = feats.blocks.tags
+    for block, tag in enumerate(tags):
+        if tag in ("ul", "li"):
+            assert node_of[block] == div
+    assert (node_of[feats.nodes] == np.arange(len(feats))).all()
+
+
+def test_area_counts_characters_and_images(hand):
+    gallery = node_named(hand, "Two pictures", "div")
+    text = hand.blocks.block_text(int(hand.nodes[gallery]))
+    assert hand.areas[gallery] == len(text) + 2 * IMAGE_AREA
+    paragraph = node_named(hand, "The river stone", "p")
+    assert hand.areas[paragraph] == len(hand.blocks.block_text(int(hand.nodes[paragraph])))
+
+
+def test_token_spans_cover_each_nodes_words(hand):
+    for node, block in enumerate(hand.nodes.tolist()):
+        start, end = hand.token_spans[node]
+        assert end - start == len(hand.blocks.block_text(block).split(" "))
+
+
+@pytest.mark.parametrize("html", [
+    "<html></html>", "<p>hi</p>", "plain text without tags", "<img src=x>",
+    "<html><body><script>var a = 'long enough script text, never seen';</script></body></html>",
+    "<<<>>>", "\x00\x01", "<ul><li>one</li><li>two</li><li>three</li></ul>",
+])
+def test_pages_without_scored_blocks_give_zero_nodes(html):
+    feats = extract(page_of(html))
+    assert len(feats) == 0
+    assert feats.matrix.shape == (0, len(FEATURE_NAMES))
+    assert feats.parents.shape == feats.weights.shape == feats.areas.shape == (0,)
+    assert (feats.node_of_block() == -1).all()
+
+
+@pytest.mark.parametrize("html", ["", "   ", "<!-- only a comment -->"])
+def test_a_page_with_no_element_is_a_page_error_naming_it(html):
+    with pytest.raises(PageError, match=r"hand\.html"):
+        extract(page_of(html))

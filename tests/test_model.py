@@ -1,0 +1,332 @@
+"""The page-level block classifier: learns templates across sites, saves and loads safely."""
+
+import io
+import json
+import os
+import pickle
+import zipfile
+from pathlib import Path
+
+import numpy as np
+import pytest
+from sitegen import generated_site, labelled_pages
+from sklearn.ensemble import RandomForestClassifier
+
+from denoise.errors import PageError
+from denoise.features import FEATURE_NAMES, extract
+from denoise.model import (
+    CLASSIFIERS,
+    FORMAT_VERSION,
+    ModelError,
+    TemplateModel,
+    _flatten_forest,
+    _forest_proba,
+)
+from denoise.page import Page
+from denoise.training import training_pages
+
+#: Generated sites the models never train on (labelled_pages() covers sites 0-5).
+NEW_SITES = (6, 7, 8, 10, 14)
+
+
+def make_model(classifier: str) -> TemplateModel:
+    return TemplateModel(classifier=classifier, n_trees=20)
+
+
+@pytest.fixture(scope="module", params=CLASSIFIERS)
+def fitted(request):
+    return make_model(request.param).fit(labelled_pages())
+
+
+@pytest.fixture(scope="module")
+def new_pages():
+    """Labelled pages of sites none of the models saw."""
+    return [page for number in NEW_SITES
+            for page in training_pages(generated_site(number, 6), min_pages=5)]
+
+
+@pytest.fixture(scope="module")
+def saved_logistic(tmp_path_factory):
+    path = tmp_path_factory.mktemp("model") / "logistic.npz"
+    make_model("logistic").fit(labelled_pages()).save(path, extra={"note": "test"})
+    return path
+
+
+# --- learning -------------------------------------------------------------------------
+
+
+def test_template_blocks_of_a_new_site_score_above_its_article(fitted, new_pages):
+    for page in new_pages:
+        scores = fitted.predict_proba(page.features)
+        assert scores.shape == (len(page.features),)
+        assert ((scores >= 0) & (scores <= 1)).all()
+        template, content = scores[page.labels == 1], scores[page.labels == 0]
+        assert len(template) and len(content)
+        assert template.min() > content.max(), (fitted.classifier, page.page.url)
+
+
+def test_a_page_without_scored_blocks_scores_nothing(fitted):
+    scores = fitted.predict_proba(extract(Page(id="tiny.html", html="<p>hi</p>")))
+    assert scores.shape == (0,)
+
+
+def test_predicting_or_saving_before_fitting_is_refused(tmp_path):
+    page = extract(generated_site(0, 1)[0])
+    with pytest.raises((RuntimeError, ValueError, AttributeError), match="fit"):
+        TemplateModel().predict_proba(page)
+    with pytest.raises((RuntimeError, ValueError, AttributeError), match="fit"):
+        TemplateModel().save(tmp_path / "never.npz")
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("params", [
+    {"classifier": "svm"}, {"classifier": "naive-bayes", "text": False}, {"C": 0},
+    {"C": -1.0}, {"n_trees": 0}, {"min_leaf": 0}, {"max_depth": 0}, {"inner_folds": 0},
+    {"min_word_sites": 0}, {"max_words": 0},
+], ids=lambda params: ",".join(f"{k}={v}" for k, v in params.items()))
+def test_invalid_params_raise_value_error_on_fit(params):
+    model = TemplateModel(**params)  # __init__ only stores them
+    name = next(iter(params)) if "classifier" not in params else "classifier"
+    with pytest.raises(ValueError, match=name):
+        model.fit(labelled_pages())
+
+
+def test_training_needs_examples_of_both_classes():
+    pages = labelled_pages()
+    with pytest.raises(ValueError, match="no training examples"):
+        TemplateModel().fit([])
+    only_template = [type(p)(site=p.site, features=p.features, labels=p.labels,
+                             example=p.example & (p.labels == 1)) for p in pages]
+    with pytest.raises(ValueError, match="one class"):
+        TemplateModel().fit(only_template)
+
+
+# --- persistence ----------------------------------------------------------------------
+
+
+def test_save_and_load_give_identical_predictions(fitted, new_pages, tmp_path):
+    path = tmp_path / f"{fitted.classifier}.npz"
+    fitted.save(path, extra={"curve_note": [1, 2, 3]})
+    loaded, header = TemplateModel.load(path)
+    assert header["curve_note"] == [1, 2, 3]
+    assert header["format_version"] == FORMAT_VERSION
+    assert header["features"] == list(FEATURE_NAMES)
+    assert loaded.classifier == fitted.classifier
+    assert loaded.vocabulary_ == fitted.vocabulary_
+    for page in new_pages:
+        np.testing.assert_array_equal(loaded.predict_proba(page.features),
+                                      fitted.predict_proba(page.features))
+
+
+def test_saving_is_atomic_and_leaves_no_temporary_files(tmp_path):
+    model = make_model("naive-bayes").fit(labelled_pages())
+    path = tmp_path / "model.npz"
+    path.write_bytes(b"previous")
+    model.save(path)
+    TemplateModel.load(path)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["model.npz"]
+
+
+def _arrays(path: Path) -> dict[str, np.ndarray]:
+    with np.load(path, allow_pickle=False) as data:
+        return {name: data[name] for name in data.files}
+
+
+def _npz(arrays: dict[str, np.ndarray]) -> bytes:
+    buffer = io.BytesIO()
+    np.savez(buffer, **arrays)
+    return buffer.getvalue()
+
+
+def _with_header(path: Path, **changes: object) -> bytes:
+    arrays = _arrays(path)
+    header = json.loads(arrays["header"].tobytes())
+    header.update(changes)
+    arrays["header"] = np.frombuffer(json.dumps(header).encode(), dtype=np.uint8)
+    return _npz(arrays)
+
+
+def _without(path: Path, name: str) -> bytes:
+    arrays = _arrays(path)
+    del arrays[name]
+    return _npz(arrays)
+
+
+def _replaced(path: Path, name: str, value: np.ndarray) -> bytes:
+    arrays = _arrays(path)
+    arrays[name] = value
+    return _npz(arrays)
+
+
+def _zip_without_header(_: Path) -> bytes:
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        archive.writestr("readme.txt", "not a model")
+    return buffer.getvalue()
+
+
+BAD_FILES = {
+    "garbage bytes": lambda good: b"\x89 this is not a model at all \x00\xff" * 20,
+    "empty file": lambda good: b"",
+    "truncated to half": lambda good: good.read_bytes()[: good.stat().st_size // 2],
+    "truncated end": lambda good: good.read_bytes()[:-10],
+    "zip without header": _zip_without_header,
+    "npz without header": lambda good: _without(good, "header"),
+    "header not json": lambda good: _replaced(good, "header", np.frombuffer(b"{oops", np.uint8)),
+    "header of floats": lambda good: _replaced(good, "header", np.array([1.5, 2.5])),
+    "another kind": lambda good: _with_header(good, kind="someone-elses-model"),
+    "wrong format version": lambda good: _with_header(good, format_version=FORMAT_VERSION + 1),
+    "wrong feature list": lambda good: _with_header(good, features=[*FEATURE_NAMES[:-1], "x"]),
+    "unknown classifier": lambda good: _with_header(good, params={"classifier": "svm"}),
+    "missing coefficients": lambda good: _without(good, "coef"),
+    "coefficients too short": lambda good: _replaced(good, "coef", np.zeros(3)),
+    "object array inside": lambda good: _replaced(good, "coef", np.array([1, None], dtype=object)),
+    "plain pickle": lambda good: pickle.dumps({"coef": [1.0, 2.0]}),
+}
+
+
+@pytest.mark.parametrize("make", BAD_FILES.values(), ids=BAD_FILES.keys())
+def test_unusable_model_files_raise_model_error_naming_the_file(make, saved_logistic, tmp_path):
+    path = tmp_path / "bad-model.npz"
+    path.write_bytes(make(saved_logistic))
+    with pytest.raises(ModelError) as caught:
+        TemplateModel.load(path)
+    assert caught.value.source == str(path)
+    assert str(caught.value).startswith(f"{path}: ")
+
+
+def test_model_error_messages_say_what_is_wrong(saved_logistic, tmp_path):
+    cases = {
+        "format": _with_header(saved_logistic, format_version=FORMAT_VERSION + 1),
+        "features": _with_header(saved_logistic, features=["log_chars"]),
+        "no header": _without(saved_logistic, "header"),
+    }
+    for words, content in cases.items():
+        path = tmp_path / f"{words}.npz"
+        path.write_bytes(content)
+        with pytest.raises(ModelError, match=words):
+            TemplateModel.load(path)
+
+
+def test_a_missing_model_file_is_named(tmp_path):
+    path = tmp_path / "nowhere" / "model.npz"
+    with pytest.raises(ModelError, match="no such model file") as caught:
+        TemplateModel.load(path)
+    assert caught.value.source == str(path)
+
+
+class Tripwire:
+    """Unpickling this makes a directory: proof that a file was unpickled."""
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+
+    def __reduce__(self):
+        return os.mkdir, (self.path,)
+
+
+def test_a_pickled_file_is_refused_and_never_unpickled(tmp_path):
+    marker = tmp_path / "unpickled"
+    path = tmp_path / "model.npy"
+    np.save(path, np.array([Tripwire(str(marker))], dtype=object), allow_pickle=True)
+    with pytest.raises(ModelError, match=r"model\.npy"):
+        TemplateModel.load(path)
+    assert not marker.exists()
+    # the same inside an .npz
+    npz = tmp_path / "model.npz"
+    np.savez(npz, header=np.array([Tripwire(str(marker))], dtype=object))
+    with pytest.raises(ModelError, match=r"model\.npz"):
+        TemplateModel.load(npz)
+    assert not marker.exists()
+
+
+def test_a_plain_npy_file_is_a_model_error(tmp_path):
+    path = tmp_path / "numbers.npy"
+    np.save(path, np.arange(5.0))
+    with pytest.raises(ModelError, match=r"numbers\.npy"):
+        TemplateModel.load(path)
+
+
+def test_corrupt_compressed_data_is_a_model_error(saved_logistic, tmp_path):
+    data = bytearray(saved_logistic.read_bytes())
+    with zipfile.ZipFile(saved_logistic) as archive:
+        member = archive.getinfo("header.npy")
+    # the local file header: 30 bytes, then the name and extra field, then the data
+    name_size = int.from_bytes(data[member.header_offset + 26:member.header_offset + 28], "little")
+    extra_size = int.from_bytes(data[member.header_offset + 28:member.header_offset + 30],
+                                "little")
+    start = member.header_offset + 30 + name_size + extra_size
+    data[start:start + 8] = b"\xff" * 8  # deflate block type 3: invalid
+    path = tmp_path / "corrupt.npz"
+    path.write_bytes(bytes(data))
+    with pytest.raises(ModelError, match=r"corrupt\.npz"):
+        TemplateModel.load(path)
+
+
+# --- the flattened forest -------------------------------------------------------------
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_flattened_forest_predicts_as_scikit_learn(seed):
+    rng = np.random.default_rng(seed)
+    X = rng.random((300, 6)).astype(np.float32)
+    X[:, 1] = rng.integers(0, 3, 300)  # a discrete column: ties at the thresholds
+    y = ((X[:, 0] + 0.2 * X[:, 1] + 0.3 * rng.random(300)) > 0.8).astype(int)
+    forest = RandomForestClassifier(n_estimators=12, min_samples_leaf=1 + seed,
+                                    max_depth=None if seed % 2 else 4,
+                                    random_state=seed).fit(X, y)
+    flat = _flatten_forest(forest)
+    test = np.vstack((X, rng.random((200, 6)).astype(np.float32),
+                      rng.normal(0, 5, (50, 6)).astype(np.float32)))
+    np.testing.assert_allclose(_forest_proba(flat, test), forest.predict_proba(test)[:, 1],
+                               atol=1e-6)
+
+
+def test_flattened_forest_splits_adjacent_float32_values_as_scikit_learn():
+    low = np.nextafter(np.float32(8.0), np.float32(9.0))
+    high = np.nextafter(low, np.float32(9.0))
+    X = np.array([[low], [low], [high], [high]], dtype=np.float32)
+    forest = RandomForestClassifier(n_estimators=1, bootstrap=False, random_state=0).fit(
+        X, [0, 0, 1, 1])
+    np.testing.assert_array_equal(forest.predict_proba(X)[:, 1], [0, 0, 1, 1])
+    np.testing.assert_array_equal(_forest_proba(_flatten_forest(forest), X), [0, 0, 1, 1])
+
+
+# --- training data from site-level labels ------------------------------------------------
+
+
+def test_training_pages_label_each_sites_template_and_content():
+    pages = labelled_pages()
+    assert len(pages) == 60
+    assert len({page.site for page in pages}) == 6
+    for page in pages:
+        name = page.site[4:-4].capitalize()
+        assert page.labels.shape == page.example.shape == (len(page.features),)
+        assert (page.labels[page.example] >= 0).all()
+        assert page.example.any()
+        texts = [page.features.blocks.block_text(b) for b in page.features.nodes.tolist()]
+        template = [t for t, label in zip(texts, page.labels, strict=True) if label == 1]
+        content = [t for t, label in zip(texts, page.labels, strict=True) if label == 0]
+        assert template and content
+        for text in template:
+            assert f" at {name}" in text or "rights reserved" in text, text
+        for text in content:
+            assert f" at {name}" not in text and "rights reserved" not in text, text
+        assert page.page.site == page.site
+
+
+def test_sites_with_too_few_pages_give_no_training_pages():
+    pages = generated_site(0, 6) + generated_site(1, 3)
+    sites = {page.site for page in training_pages(pages, min_pages=5)}
+    assert sites == {generated_site(0, 1)[0].site}
+
+
+def test_an_unusable_page_is_raised_or_handed_to_on_error():
+    bad = Page(id="broken.html", html="", site="www.acme.com")
+    pages = [*generated_site(0, 5), bad]
+    with pytest.raises(PageError, match=r"broken\.html"):
+        list(training_pages(pages, min_pages=5))
+    errors = []
+    kept = list(training_pages(pages, min_pages=5, on_error=errors.append))
+    assert len(kept) == 5
+    assert [error.source for error in errors] == ["broken.html"]
