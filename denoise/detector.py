@@ -83,26 +83,15 @@ class PageScores:
         return ~self.template_chunks() & (self.features.blocks.chunk_block >= 0)
 
     def main_text(self) -> str:
-        """The content text, one line per run of content blocks."""
-        blocks = self.features.blocks
-        keep = self.content_chunks()
-        if not keep.any():
+        """The content text: one line per block (heading, paragraph, list item...)."""
+        keep = np.flatnonzero(self.content_chunks())
+        if not len(keep):
             return ""
-        chunks = blocks.chunks
-        owners = blocks.chunk_block
-        lines: list[str] = []
-        current: list[str] = []
-        last_block = -2
-        for index in np.flatnonzero(keep).tolist():
-            block = int(owners[index])
-            if current and block != last_block and index > 0 and not keep[index - 1]:
-                lines.append(" ".join(current))
-                current = []
-            current.append(chunks[index])
-            last_block = block
-        if current:
-            lines.append(" ".join(current))
-        return "\n".join(lines)
+        chunks = self.features.blocks.chunks
+        owners = self.features.blocks.chunk_block[keep]
+        breaks = np.flatnonzero(owners[1:] != owners[:-1]) + 1
+        return "\n".join(" ".join(chunks[i] for i in run.tolist())
+                         for run in np.split(keep, breaks))
 
 
 class TemplateDetector:
