@@ -23,8 +23,8 @@ from pathlib import Path
 
 import numpy as np
 from benchmarks_common import load_pages
-from site_methods import gold_main_texts
 
+from corpora.sites import gold_main_texts
 from denoise.detector import DEFAULT_SMOOTHING, PageScores, TemplateDetector, add_site_evidence
 from denoise.evaluate import TextScore, bag_of_words
 from denoise.model import TemplateModel

@@ -21,10 +21,10 @@ from pathlib import Path
 from benchmarks_common import load_pages
 from lxml import etree
 
-from corpora.sites import docs_main_xpaths, news_gold_texts
+from corpora.sites import gold_main_texts
 from denoise import blocks, treeops
 from denoise.blocks import WALK
-from denoise.evaluate import TextScore, score_template_text, xpath_main_text
+from denoise.evaluate import TextScore, score_template_text
 from denoise.page import Page
 from denoise.site import METHODS, LabeledPage, SiteMethod
 from denoise.site.batch import SiteReport
@@ -38,18 +38,6 @@ VARIANTS: dict[str, Callable[[], SiteMethod]] = {
 }
 if "style-offset" in METHODS:
     VARIANTS["style-offset"] = lambda: METHODS["style-offset"]()
-
-
-def gold_main_texts(pages: list[Page]) -> dict[str, str]:
-    """Page id -> gold main text, for the pages that have gold."""
-    gold = news_gold_texts()
-    xpaths = docs_main_xpaths()
-    for page in pages:
-        if page.site in xpaths:
-            text = xpath_main_text(page.html, xpaths[page.site])
-            if text is not None:
-                gold[page.id] = text
-    return gold
 
 
 def run_variant(

@@ -14,6 +14,8 @@ from collections.abc import Iterator
 from pathlib import Path, PurePosixPath
 
 from corpora.locate import corpus_path
+from denoise.evaluate import xpath_main_text
+from denoise.page import Page
 
 SITE_ARCHIVES = ("sites-dev-docs.tar.xz", "sites-dev-news.tar.xz")
 DOCS_XPATHS = "sites-dev-docs-main-xpath.tsv"
@@ -47,3 +49,15 @@ def iter_archives() -> Iterator[Path]:
     """The dev site archives that are present."""
     for name in SITE_ARCHIVES:
         yield corpus_path(name)
+
+
+def gold_main_texts(pages: list[Page]) -> dict[str, str]:
+    """Page id -> gold main text, for the pages of ``pages`` that have gold."""
+    gold = news_gold_texts()
+    xpaths = docs_main_xpaths()
+    for page in pages:
+        if page.site in xpaths:
+            text = xpath_main_text(page.html, xpaths[page.site])
+            if text is not None:
+                gold[page.id] = text
+    return gold

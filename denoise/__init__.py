@@ -8,9 +8,10 @@ pages, the site-level detectors in :mod:`denoise.site`, and the page-level detec
 
 from denoise.blocks import SCHEMES, Block, PageBlocks, segment
 from denoise.decode import decode_html
-from denoise.detector import PageScores, TemplateDetector, main_text
+from denoise.detector import PageScores, TemplateDetector
 from denoise.errors import DenoiseError, PageError, StoreError
 from denoise.html import parse_html
+from denoise.main_content import MainContentExtractor, main_text
 from denoise.page import Page, site_of
 from denoise.reader import Skipped, read_pages
 
@@ -18,6 +19,7 @@ __all__ = [
     "SCHEMES",
     "Block",
     "DenoiseError",
+    "MainContentExtractor",
     "Page",
     "PageBlocks",
     "PageError",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import sys
 import time
@@ -20,6 +21,7 @@ from denoise.cli import InputsArg, _fraction, _say, app
 from denoise.decode import DEFAULT_MAX_BYTES
 from denoise.detector import DEFAULT_SMOOTHING, PageScores, TemplateDetector
 from denoise.errors import DenoiseError, PageError
+from denoise.main_content import MainContentExtractor
 from denoise.model import TemplateModel
 from denoise.output import atomic_text
 from denoise.page import Page
@@ -42,6 +44,7 @@ class Format(StrEnum):
     """What ``denoise apply`` writes per page."""
 
     text = "text"
+    main = "main"
     html = "html"
     blocks = "blocks"
 
@@ -209,15 +212,22 @@ def _print_cross_site(result: CrossSiteReport, smoothed: bool, stream) -> None:
     Console(file=stream, width=120).print(table)
 
 
-def _page_record(scores: PageScores, output: Format) -> dict[str, object]:
+def _page_body(scores: PageScores, output: Format,
+               extractor: MainContentExtractor | None) -> str:
+    if output is Format.html:
+        return clean_html(scores)
+    if extractor is not None:
+        return extractor.text(scores.features)
+    return scores.main_text()
+
+
+def _page_record(scores: PageScores, output: Format,
+                 extractor: MainContentExtractor | None) -> dict[str, object]:
     page = scores.features.blocks.page
     record: dict[str, object] = {"page": page.id}
     if page.url:
         record["url"] = page.url
-    if output is Format.html:
-        record["html"] = clean_html(scores)
-    else:
-        record["text"] = scores.main_text()
+    record["html" if output is Format.html else "text"] = _page_body(scores, output, extractor)
     return record
 
 
@@ -240,9 +250,10 @@ def apply_command(
     recall: RecallOption = None,
     precision: PrecisionOption = None,
     output: Annotated[Format, typer.Option(
-        "--format", "-f", help="text: the page's content text; html: the page with template "
-        "blocks removed; blocks: one JSON line per scored block (page, path, tag, text, "
-        "score, template).")] = Format.text,
+        "--format", "-f", help="text: the page's text without its template blocks; main: "
+        "the article alone (main-content mode: also drops link lists and text outside the "
+        "main region); html: the page with template blocks removed; blocks: one JSON line "
+        "per scored block (page, path, tag, text, score, template).")] = Format.text,
     blocks: Annotated[bool, typer.Option(
         "--blocks", help="Same as --format blocks.")] = False,
     out: Annotated[Path, typer.Option(
@@ -261,7 +272,8 @@ def apply_command(
 ) -> None:
     """Remove the template blocks of pages, each page scored on its own.
 
-    One HTML file in: its content text (or clean HTML) out. Several pages in
+    One HTML file in: its text without template blocks (--format main: the article
+    alone; --format html: the clean HTML) out. Several pages in
     (folders, archives, WARC, JSON lines of {url, html}, - for standard input): one
     JSON line per page, {page, url, text} or {page, url, html}, in input order.
     With --blocks: one JSON line per scored block. With --site-evidence, pages of the
@@ -274,6 +286,14 @@ def apply_command(
         raise typer.BadParameter("--db needs --site-evidence")
     detector = _detector(model, recall, precision, err)
     output = Format.blocks if blocks else output
+    extractor = None
+    if output is Format.main:
+        try:
+            content = MainContentExtractor.load(template=model)
+        except DenoiseError as error:
+            _say(err, f"error: {error}")
+            raise typer.Exit(2) from None
+        extractor = dataclasses.replace(content, detector=detector)
     single = (len(inputs) == 1 and inputs[0] != "-" and Path(inputs[0]).is_file()
               and Path(inputs[0]).suffix.lower() in (".html", ".htm"))
     skipped: list[str] = []
@@ -310,11 +330,10 @@ def apply_command(
                     for record in _block_records(scores):
                         stream.write(json.dumps(record, ensure_ascii=False) + "\n")
                 elif single:
-                    body = clean_html(scores) if output is Format.html else scores.main_text()
-                    stream.write(body + "\n")
+                    stream.write(_page_body(scores, output, extractor) + "\n")
                 else:
-                    stream.write(json.dumps(_page_record(scores, output), ensure_ascii=False)
-                                 + "\n")
+                    record = _page_record(scores, output, extractor)
+                    stream.write(json.dumps(record, ensure_ascii=False) + "\n")
     except BrokenPipeError:  # a reader like `head` left: not an error
         sys.stderr.close()
         raise typer.Exit(0) from None

@@ -15,14 +15,15 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
-from functools import cached_property, lru_cache
+from functools import cached_property
 from typing import Self
 
 import numpy as np
 
+from denoise.blocks import PageBlocks
 from denoise.features import PageFeatures, extract
 from denoise.model import ModelError, TemplateModel, default_model_path
-from denoise.page import Page, site_of
+from denoise.page import Page
 from denoise.smooth import area_penalties, isotonic_smooth
 from denoise.validation import Curve
 
@@ -84,14 +85,18 @@ class PageScores:
 
     def main_text(self) -> str:
         """The content text: one line per block (heading, paragraph, list item...)."""
-        keep = np.flatnonzero(self.content_chunks())
-        if not len(keep):
-            return ""
-        chunks = self.features.blocks.chunks
-        owners = self.features.blocks.chunk_block[keep]
-        breaks = np.flatnonzero(owners[1:] != owners[:-1]) + 1
-        return "\n".join(" ".join(chunks[i] for i in run.tolist())
-                         for run in np.split(keep, breaks))
+        return block_lines(self.features.blocks, self.content_chunks())
+
+
+def block_lines(blocks: PageBlocks, keep: np.ndarray) -> str:
+    """The kept chunks of a page as text, one line per block."""
+    kept = np.flatnonzero(keep)
+    if not len(kept):
+        return ""
+    chunks = blocks.chunks
+    owners = blocks.chunk_block[kept]
+    breaks = np.flatnonzero(owners[1:] != owners[:-1]) + 1
+    return "\n".join(" ".join(chunks[i] for i in run.tolist()) for run in np.split(kept, breaks))
 
 
 class TemplateDetector:
@@ -176,20 +181,3 @@ class TemplateDetector:
         """Parse, segment, score and smooth one page."""
         return self.score_features(extract(page))
 
-
-@lru_cache(maxsize=1)
-def default_detector() -> TemplateDetector:
-    """The shipped model at its stored main-content operating point, loaded once a process."""
-    detector = TemplateDetector.load()
-    return detector
-
-
-def main_text(html: str, url: str | None = None) -> str:
-    """The main content of one page as text: the page without its template blocks.
-
-    Scores the page on its own with the shipped model (no other page of its site
-    needed); ``url`` helps tell links within the site from links away. Raises
-    :class:`~denoise.errors.PageError` for a page lxml cannot parse at all.
-    """
-    page = Page(id=url or "<html>", html=html, url=url, site=site_of(url))
-    return default_detector().score(page).main_text()

@@ -13,6 +13,8 @@ structure, and containers with >= 85% of their text in template blocks
 
 from __future__ import annotations
 
+import re
+from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
@@ -28,6 +30,7 @@ from denoise.validation import Curve, cross_site_predictions, pr_curve
 
 #: Labels of scored blocks: content, template, or no label (-1).
 NO_LABEL = -1
+_WORD = re.compile(r"\w+")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -150,3 +153,40 @@ def cross_validate(
         smoothed.append(scores[1][keep])
     return CrossSiteReport(np.concatenate(sites).astype(str), np.concatenate(labels),
                            np.concatenate(raw), np.concatenate(smoothed))
+
+
+def gold_chunks(chunks: Sequence[str], main_text: str) -> np.ndarray:
+    """Per text chunk: inside the gold main text (most of its words are still left in the
+    gold's bag of words, taken in document order)."""
+    left = Counter(_WORD.findall(main_text.lower()))
+    out = np.zeros(len(chunks), dtype=bool)
+    for index, chunk in enumerate(chunks):
+        words = Counter(_WORD.findall(chunk.lower()))
+        if not words:
+            continue
+        found = words & left
+        left -= found
+        out[index] = found.total() * 2 >= words.total()
+    return out
+
+
+def gold_training_page(page: Page, main_text: str, *, content: float = 0.8,
+                       boilerplate: float = 0.2) -> TrainingPage:
+    """Labels from a gold main text: a block with at least ``content`` of its characters
+    in the main text is content (0), one with at most ``boilerplate`` is boilerplate (1),
+    the rest unlabelled. Every labelled block is an example: a main-content model must
+    score blocks at every depth."""
+    features = extract(page)
+    blocks = features.blocks
+    chars = blocks.chunk_chars()
+    inside = chars * gold_chunks(blocks.chunks, main_text)
+    total = np.concatenate(([0], np.cumsum(chars)))
+    gold = np.concatenate(([0], np.cumsum(inside)))
+    spans = blocks.spans[features.nodes]
+    share = (gold[spans[:, 1]] - gold[spans[:, 0]]) / np.maximum(
+        total[spans[:, 1]] - total[spans[:, 0]], 1)
+    labels = np.full(len(features.nodes), NO_LABEL, dtype=np.int8)
+    labels[share >= content] = 0
+    labels[share <= boilerplate] = 1
+    return TrainingPage(site=page.site, features=features, labels=labels,
+                        example=labels != NO_LABEL)

@@ -7,7 +7,7 @@ import pytest
 from lxml import etree
 from sitegen import generated_site, labelled_pages, site_page, site_template
 
-from denoise import detector as detector_module
+from denoise import main_content
 from denoise.detector import TemplateDetector
 from denoise.errors import PageError
 from denoise.features import extract
@@ -202,22 +202,25 @@ def test_main_text_keeps_the_article_and_drops_the_template(detector, number):
 def test_main_text_with_the_shipped_model(shipped):
     for number in (0, 1):  # an ul.nav menu with div#footer, a <nav> with <footer>
         page = site_page(number, 0)
-        text = detector_module.main_text(page.html, url=page.url)
+        text = main_content.main_text(page.html, url=page.url)
         for sentence in article_sentences(page):
             assert sentence in text
         for phrase in template_phrases(number):
             assert phrase not in text, phrase
 
 
-def test_module_main_text_scores_one_page_with_the_default_detector(detector, monkeypatch):
-    monkeypatch.setattr(detector_module, "default_detector", lambda: detector)
+def test_module_main_text_uses_the_default_extractor(detector, monkeypatch):
+    extractor = main_content.MainContentExtractor(detector)
+    monkeypatch.setattr(main_content, "default_extractor", lambda: extractor)
     page = site_page(NEW_SITES[2], 3)
-    assert detector_module.main_text(page.html, url=page.url) == detector.score(
-        page).main_text()
+    text = main_content.main_text(page.html, url=page.url)
+    assert text == extractor.extract(page)
+    for sentence in article_sentences(page):
+        assert sentence in text
     with pytest.raises(PageError, match=r"http://example\.org/empty\.html"):
-        detector_module.main_text("", url="http://example.org/empty.html")
+        main_content.main_text("", url="http://example.org/empty.html")
     with pytest.raises(PageError, match="<html>"):
-        detector_module.main_text("   ")
+        main_content.main_text("   ")
 
 
 def test_an_empty_page_is_a_page_error_naming_it(detector):

@@ -1,0 +1,140 @@
+"""Main-content mode: "give me the article" of one page.
+
+Template detection says what a site repeats; the article is narrower than "not
+repeated" (teasers, comments and related-link lists are unique to a page yet not
+the article). So the main text combines three things, each measured on
+``benchmarks/main_content.py``:
+
+1. The block scores of two models over the same features: the site-level-trained
+   template model (:mod:`denoise.detector`) and a *main-content model* trained the
+   same way on blocks labelled by gold main texts of the dev sites (news pages'
+   human extractions, docs sites' main-content XPath; see
+   :mod:`corpora.train_main_content`). Their probabilities are averaged
+   (``weight``), smoothed over the tree, and cut at ``threshold``.
+2. Link density: a kept block whose text is mostly anchor text (a list of links)
+   is dropped, as readability and jusText do.
+3. One region: the scored block whose content characters minus boilerplate
+   characters is largest (readability's "top candidate", over our scores), and only
+   the content inside it.
+
+The parameters live in the main-content model's header; they were chosen on a
+40-page-a-set sample of the content-dev sets, which the figures in
+``benchmarks/RESULTS.md`` then report in full.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+import numpy as np
+
+from denoise.detector import PageScores, TemplateDetector, block_lines
+from denoise.features import FEATURE_NAMES, PageFeatures, extract
+from denoise.model import ModelError, TemplateModel
+from denoise.page import Page, site_of
+
+_ANCHOR = FEATURE_NAMES.index("anchor_text")
+
+
+def main_content_model_path() -> Path:
+    """The main-content model shipped with the package."""
+    return Path(__file__).with_name("models") / "main_content.npz"
+
+
+@dataclass(frozen=True)
+class MainContentExtractor:
+    """The main text of a page from the template detector and a main-content model.
+
+    Parameters
+    ----------
+    detector : the template detector (its smoothing is used for the mixed scores).
+    content_model : the main-content model; None uses the template scores alone.
+    weight : share of the template model in the mixed probability.
+    threshold : mixed, smoothed score from which a block is boilerplate.
+    link_density : a block with more of its text in anchors than this is dropped.
+    one_region : keep only the content inside the best region (see module doc).
+    """
+
+    detector: TemplateDetector
+    content_model: TemplateModel | None = None
+    weight: float = 0.5
+    threshold: float = 0.55
+    link_density: float = 0.5
+    one_region: bool = True
+
+    def __post_init__(self) -> None:
+        for name in ("weight", "threshold", "link_density"):
+            value = getattr(self, name)
+            if not 0.0 <= value <= 1.0:
+                raise ValueError(f"{name} must be in [0, 1], got {value!r}")
+
+    @classmethod
+    def load(cls, template: str | Path | None = None,
+             content: str | Path | None = None) -> MainContentExtractor:
+        """The shipped (or given) models, with the parameters stored with the content model."""
+        detector = TemplateDetector.load(template)
+        model, header = TemplateModel.load(content if content is not None
+                                           else main_content_model_path())
+        params = header.get("main_content", {})
+        if not isinstance(params, dict):
+            raise ModelError(str(content), "corrupt main-content parameters")
+        try:
+            return cls(detector, model, **params)
+        except (TypeError, ValueError) as error:
+            raise ModelError(str(content), f"corrupt main-content parameters ({error})") from None
+
+    def scores(self, features: PageFeatures) -> PageScores:
+        """The mixed, smoothed boilerplate scores of the page's blocks."""
+        raw = self.detector.model.predict_proba(features)
+        if self.content_model is not None:
+            raw = self.weight * raw + (1.0 - self.weight) * self.content_model.predict_proba(
+                features)
+        return PageScores(features, raw, self.detector.smooth(features, raw), self.threshold)
+
+    def content_chunks(self, features: PageFeatures) -> np.ndarray:
+        """Per text chunk of the page: part of the main content."""
+        keep = self.scores(features).content_chunks()
+        blocks = features.blocks
+        if not keep.any() or not len(features.nodes):
+            return keep
+        node = features.node_of_block()[blocks.chunk_block]
+        linky = np.append(features.matrix[:, _ANCHOR] > self.link_density, False)
+        keep &= ~linky[node]
+        if self.one_region and keep.any():
+            chars = blocks.chunk_chars()
+            good = np.concatenate(([0], np.cumsum(chars * keep)))
+            bad = np.concatenate(([0], np.cumsum(chars * (~keep & (blocks.chunk_block >= 0)))))
+            spans = blocks.spans[features.nodes]
+            margin = (good[spans[:, 1]] - good[spans[:, 0]]) - (bad[spans[:, 1]] - bad[spans[:, 0]])
+            start, end = spans[int(np.argmax(margin))]
+            region = np.zeros(len(keep), dtype=bool)
+            region[start:end] = True
+            keep &= region
+        return keep
+
+    def text(self, features: PageFeatures) -> str:
+        """The main text: one line per block."""
+        return block_lines(features.blocks, self.content_chunks(features))
+
+    def extract(self, page: Page) -> str:
+        """Parse ``page`` once and return its main text."""
+        return self.text(extract(page))
+
+
+@lru_cache(maxsize=1)
+def default_extractor() -> MainContentExtractor:
+    """The shipped models, loaded once a process."""
+    return MainContentExtractor.load()
+
+
+def main_text(html: str, url: str | None = None) -> str:
+    """The main content of one page as text, one line per block.
+
+    Scores the page on its own with the shipped models (no other page of its site
+    needed); ``url`` helps tell links within the site from links away. Raises
+    :class:`~denoise.errors.PageError` for a page lxml cannot parse at all.
+    """
+    page = Page(id=url or "<html>", html=html, url=url, site=site_of(url))
+    return default_extractor().extract(page)
