@@ -93,10 +93,14 @@ def block_lines(blocks: PageBlocks, keep: np.ndarray) -> str:
     kept = np.flatnonzero(keep)
     if not len(kept):
         return ""
-    chunks = blocks.chunks
+    text, starts, ends = blocks.text, blocks.chunk_starts, blocks.chunk_ends
     owners = blocks.chunk_block[kept]
     breaks = np.flatnonzero(owners[1:] != owners[:-1]) + 1
-    return "\n".join(" ".join(chunks[i] for i in run.tolist()) for run in np.split(kept, breaks))
+    lines = []
+    for run in np.split(kept, breaks):
+        lines.append(" ".join(text[a:b] for a, b in zip(starts[run].tolist(),
+                                                       ends[run].tolist(), strict=True)))
+    return "\n".join(lines)
 
 
 class TemplateDetector:

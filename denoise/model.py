@@ -31,6 +31,7 @@ import os
 import zipfile
 import zlib
 from collections.abc import Sequence
+from itertools import repeat
 from pathlib import Path
 from typing import Self
 
@@ -63,8 +64,8 @@ class ModelError(DenoiseError):
 
 def _node_token_ids(features: PageFeatures, vocabulary: dict[str, int]) -> np.ndarray:
     """Per word of the page text, its vocabulary index, -1 when out of vocabulary."""
-    get = vocabulary.get
-    known = np.array([get(word, -1) for word in features.words] + [-1], dtype=np.int64)
+    known = np.fromiter(map(vocabulary.get, features.words, repeat(-1)), dtype=np.int64,
+                        count=len(features.words))
     return known[features.token_ids]
 
 
@@ -279,7 +280,8 @@ class TemplateModel:
         if self.classifier == "logistic":
             arrays.update(mean=self.mean_, scale=self.scale_, coef=self.coef_)
         elif self.classifier == "forest":
-            arrays.update({f"forest_{k}": v for k, v in self.forest_.items()})
+            arrays.update({f"forest_{k}": v for k, v in self.forest_.items()
+                           if not k.startswith("_")})  # not the packed copy
         return arrays
 
     def header(self) -> dict[str, object]:
@@ -421,15 +423,37 @@ def _check_forest(forest: dict[str, np.ndarray], width: int) -> None:
         raise ValueError("forest children must come after their parents")  # walks must end
 
 
+_PACKED_NODE = np.dtype([("feature", "<i4"), ("threshold", "<f4"), ("left", "<i4"),
+                         ("right", "<i4")])
+
+
+def _float32_floor(values: np.ndarray) -> np.ndarray:
+    """The largest float32 at or below each value: for a float32 ``x``,
+    ``x <= t`` holds exactly when ``x <= floor32(t)``."""
+    rounded = values.astype(np.float32)
+    above = rounded.astype(np.float64) > values
+    rounded[above] = np.nextafter(rounded[above], np.float32(-np.inf))
+    return rounded
+
+
+def _packed(forest: dict[str, np.ndarray]) -> np.ndarray:
+    """The forest's nodes as one array of 16-byte structs, made once per model."""
+    packed = forest.get("_packed")
+    if packed is None:
+        packed = np.empty(len(forest["feature"]), dtype=_PACKED_NODE)
+        packed["feature"] = forest["feature"]
+        packed["threshold"] = _float32_floor(forest["threshold"].astype(np.float64))
+        packed["left"] = forest["left"]
+        packed["right"] = forest["right"]
+        forest["_packed"] = packed
+    return packed
+
+
 def _forest_proba(forest: dict[str, np.ndarray], X: np.ndarray) -> np.ndarray:
     """Mean leaf probability over the trees (compiled where built)."""
     if _compiled is not None:
         return _compiled.forest_proba(
-            forest["feature"].astype(np.int32, copy=False),
-            forest["threshold"].astype(np.float64, copy=False),
-            forest["left"].astype(np.int32, copy=False),
-            forest["right"].astype(np.int32, copy=False),
-            forest["value"].astype(np.float32, copy=False),
+            _packed(forest), forest["value"].astype(np.float32, copy=False),
             forest["roots"].astype(np.int32, copy=False),
             np.ascontiguousarray(X, dtype=np.float32))
     return _forest_proba_python(forest, X)
