@@ -154,10 +154,11 @@ def main() -> None:
             rand.append(f"{ari:.3f}")
         cells += rand
         lines.append("| " + " | ".join(cells) + " |")
-        per_site[classifier] = report.per_site(0.9, False)
+        per_site[f"{classifier} basic"] = report.per_site(0.9, False)
+        per_site[f"{classifier} smooth"] = report.per_site(0.9, True)
         print(lines[-1], f"({time.time() - started:.0f} s)", flush=True)
-    site_lines = ["| site | examples | template | " + " | ".join(
-        f"{c} basic" for c in per_site) + " |", "|---|---:|---:|" + "---:|" * len(per_site)]
+    site_lines = ["| site | examples | template | " + " | ".join(per_site) + " |",
+                  "|---|---:|---:|" + "---:|" * len(per_site)]
     first = next(iter(per_site.values()))
     for index, (site, n, template, _) in enumerate(first):
         cells = [site, str(n), str(template)]

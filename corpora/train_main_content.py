@@ -37,7 +37,7 @@ def main() -> None:
     labelled = [gold_training_page(p, gold[p.id]) for p in pages if p.id in gold]
     model = TemplateModel().fit(labelled)
     MainContentExtractor(detector=None, **PARAMS)  # type: ignore[arg-type] # checks PARAMS
-    model.save(args.out, extra={"main_content": PARAMS, "training": {
+    model.save(args.out, extra={"role": "main-content", "main_content": PARAMS, "training": {
         "pages": len(labelled), "sites": len({p.site for p in labelled}),
         "examples": model.n_examples_, "labels": "gold main text"}})
     print(f"{args.out}: {len(labelled)} pages with gold, {model.n_examples_} examples, "

@@ -489,13 +489,14 @@ cdef unsigned int _host_hash(const unsigned char* href) noexcept nogil:
     cdef const unsigned char* s = href
     cdef const unsigned char* inner
     cdef const unsigned char* host
-    cdef Py_ssize_t n
+    cdef Py_ssize_t n, port
     while s[0] == 32 or s[0] == 9 or s[0] == 10 or s[0] == 13:
         s += 1
     if s[0] == 0 or s[0] == 35:  # empty or #fragment
         return 1
-    if (strncmp(<const char*>s, "javascript:", 11) == 0 or strncmp(<const char*>s, "mailto:", 7) == 0
-            or strncmp(<const char*>s, "JavaScript:", 11) == 0 or strncmp(<const char*>s, "tel:", 4) == 0):
+    if (strncasecmp(<const char*>s, "javascript:", 11) == 0
+            or strncasecmp(<const char*>s, "mailto:", 7) == 0
+            or strncasecmp(<const char*>s, "tel:", 4) == 0):
         return 1
     inner = <const unsigned char*>strstr(<const char*>s, "/web/")
     if inner is not NULL:
@@ -510,12 +511,20 @@ cdef unsigned int _host_hash(const unsigned char* href) noexcept nogil:
         if host != s and (host - 1)[0] != 58:  # "//" not after a scheme's colon: a path
             return 0
         host += 2
-    if strncasecmp(<const char*>host, "www.", 4) == 0:
-        host += 4
-    n = 0
-    while host[n] != 0 and host[n] != 47 and host[n] != 58 and host[n] != 63 and host[n] != 35:
+    n = 0  # the authority ends at /, ? or #; user information ends at @
+    while host[n] != 0 and host[n] != 47 and host[n] != 63 and host[n] != 35:
+        if host[n] == 64:
+            host += n + 1
+            n = 0
+            continue
         n += 1
-    return _fnv(host, n) if n else 0
+    if n >= 4 and strncasecmp(<const char*>host, "www.", 4) == 0:
+        host += 4
+        n -= 4
+    port = 0
+    while port < n and host[port] != 58:
+        port += 1
+    return _fnv(host, port) if port else 0
 
 
 def host_hash(bytes host):

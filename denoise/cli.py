@@ -180,7 +180,7 @@ def site_command(
     store = None
     try:
         if db is not None:
-            settings = {"method": name}
+            settings = {"method": name, "scheme": METHODS[name].scheme}
             store = SiteStore(db, settings)
         make = _method_factory(name, theta, structure, contained, store)
         report_stream = sys.stderr if out is not None and str(out) == "-" else sys.stdout

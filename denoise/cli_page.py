@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import sys
 import time
@@ -21,6 +20,7 @@ from denoise.cli import InputsArg, _fraction, _say, app
 from denoise.decode import DEFAULT_MAX_BYTES
 from denoise.detector import DEFAULT_SMOOTHING, PageScores, TemplateDetector
 from denoise.errors import DenoiseError, PageError
+from denoise.features import SCHEME
 from denoise.main_content import MainContentExtractor
 from denoise.model import TemplateModel
 from denoise.output import atomic_text
@@ -170,10 +170,11 @@ def train_command(
         threshold = curve.threshold_for_precision(precision)
         detector = make(pages)
         detector.model.save(out, extra={
-            "curve": curve.sampled().as_dict(), "threshold": threshold, "smoothing": c,
-            "training": {"sites": len(sites), "pages": len(pages), "folds": folds,
-                         "theta": theta, "recall_at_90": curve.recall_at(0.9)}})
-    except ValueError as error:
+            "role": "template", "curve": curve.sampled().as_dict(), "threshold": threshold,
+            "smoothing": c, "training": {"sites": len(sites), "pages": len(pages),
+                                         "folds": folds, "theta": theta,
+                                         "recall_at_90": curve.recall_at(0.9)}})
+    except (ValueError, OSError) as error:
         _say(err, f"error: {error}")
         raise typer.Exit(1) from None
     expected_precision, expected_recall = curve.at(threshold)
@@ -216,8 +217,8 @@ def _page_body(scores: PageScores, output: Format,
                extractor: MainContentExtractor | None) -> str:
     if output is Format.html:
         return clean_html(scores)
-    if extractor is not None:
-        return extractor.text(scores.features)
+    if extractor is not None:  # reuses the template model's scores of the page
+        return extractor.text(scores.features, template_raw=scores.raw)
     return scores.main_text()
 
 
@@ -284,16 +285,21 @@ def apply_command(
     err = Console(stderr=True)
     if db is not None and not site_evidence:
         raise typer.BadParameter("--db needs --site-evidence")
-    detector = _detector(model, recall, precision, err)
     output = Format.blocks if blocks else output
     extractor = None
     if output is Format.main:
+        if recall is not None or precision is not None or site_evidence:
+            raise typer.BadParameter(
+                "--format main has its own operating point (stored with the main-content "
+                "model); --recall, --precision and --site-evidence apply to the other formats")
         try:
-            content = MainContentExtractor.load(template=model)
+            extractor = MainContentExtractor.load(template=model)
         except DenoiseError as error:
             _say(err, f"error: {error}")
             raise typer.Exit(2) from None
-        extractor = dataclasses.replace(content, detector=detector)
+        detector = extractor.detector
+    else:
+        detector = _detector(model, recall, precision, err)
     single = (len(inputs) == 1 and inputs[0] != "-" and Path(inputs[0]).is_file()
               and Path(inputs[0]).suffix.lower() in (".html", ".htm"))
     skipped: list[str] = []
@@ -320,7 +326,7 @@ def apply_command(
     store = None
     try:
         if db is not None:
-            store = SiteStore(db, {"method": "fingerprint"})
+            store = SiteStore(db, {"method": "fingerprint", "scheme": SCHEME})
         with atomic_text(out) as stream, _progress(err) as progress:
             task = progress.add_task("scoring pages", total=None)
             for scores in scored():
@@ -461,8 +467,12 @@ def show_command(
     except PageError as error:
         _say(err, f"error: {error}")
         raise typer.Exit(1) from None
-    with atomic_text(out) as stream:
-        stream.write(shaded_html(scores, url=url))
+    try:
+        with atomic_text(out) as stream:
+            stream.write(shaded_html(scores, url=url))
+    except OSError as error:
+        _say(err, f"error: {out}: cannot write ({error.strerror or error})")
+        raise typer.Exit(1) from None
     template = int(scores.template.sum())
     _say(err, f"{out}: {template} of {len(scores.raw)} scored blocks shaded as template "
          f"(threshold {detector.threshold:.3f})")

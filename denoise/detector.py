@@ -129,15 +129,20 @@ class TemplateDetector:
     def load(cls, path: str | os.PathLike[str] | None = None) -> Self:
         """The detector saved at ``path`` (the shipped default model if None), at the
         operating point chosen when it was trained."""
-        model, header = TemplateModel.load(path if path is not None else default_model_path())
-        source = str(path if path is not None else default_model_path())
+        source = path if path is not None else default_model_path()
+        model, header = TemplateModel.load(source)
+        if header.get("role", "template") != "template":
+            raise ModelError(str(source), f"a {header.get('role')} model, not a template "
+                             "model (give it to MainContentExtractor)")
         try:
             curve = Curve.from_dict(header["curve"]) if "curve" in header else None
             smoothing = header.get("smoothing", DEFAULT_SMOOTHING)
-            threshold = float(header.get("threshold", 0.5))
+            if smoothing is not None:
+                smoothing = float(smoothing)
+            return cls(model, curve=curve, smoothing=smoothing,
+                       threshold=float(header.get("threshold", 0.5)))
         except (KeyError, TypeError, ValueError) as error:
-            raise ModelError(source, f"corrupt operating curve ({error})") from None
-        return cls(model, curve=curve, smoothing=smoothing, threshold=threshold)
+            raise ModelError(str(source), f"corrupt operating curve or point ({error})") from None
 
     def _need_curve(self) -> Curve:
         if self.curve is None:

@@ -33,7 +33,13 @@ The features, and where they come from:
   cue families; the classifier learns what each is worth.
 
 The text itself (its words) feeds the Naive Bayes stage of the model
-(:mod:`denoise.model`) through :attr:`PageFeatures.tokens`.
+(:mod:`denoise.model`) through :attr:`PageFeatures.words` and
+:attr:`PageFeatures.token_ids`.
+
+Known limits: words are split at spaces, so unspaced scripts (Chinese, Japanese,
+Thai) give one "word" per run of text and the word features and the Naive Bayes
+stage see little; capitals and digits are counted in ASCII only, sentence marks
+are ``.!?``, and punctuation past U+2030 (CJK marks) is not counted.
 """
 
 from __future__ import annotations
@@ -201,8 +207,8 @@ def host_hash(host: str) -> int:
 def link_host_hash(href: str) -> int:
     """0 for a relative link, 1 for one going nowhere, else the hash of its host."""
     value = href.lstrip(" \t\r\n")
-    if not value or value.startswith("#") or value.startswith(
-            ("javascript:", "JavaScript:", "mailto:", "tel:")):
+    if not value or value.startswith("#") or value.lower().startswith(
+            ("javascript:", "mailto:", "tel:")):
         return 1
     raw = value.encode("utf-8", "replace")
     at = raw.find(b"/web/")
@@ -216,14 +222,16 @@ def link_host_hash(href: str) -> int:
         if at < 0 or (at > 0 and raw[at - 1:at] != b":"):
             return 0
         host = raw[at + 2:]
-    if host[:4].lower() == b"www.":
-        host = host[4:]
-    end = len(host)
-    for stop in b"/:?#":
+    end = len(host)  # the authority ends at /, ? or #; user information ends at @
+    for stop in b"/?#":
         found = host.find(bytes([stop]))
         if 0 <= found < end:
             end = found
-    return _fnv(host[:end]) if end else 0
+    host = host[:end].rsplit(b"@", 1)[-1]
+    if host[:4].lower() == b"www.":
+        host = host[4:]
+    host = host.split(b":", 1)[0]
+    return _fnv(host) if host else 0
 
 
 def _prefix(values: np.ndarray) -> np.ndarray:
@@ -278,12 +286,15 @@ def _class_table() -> np.ndarray:
 _CLASSES = _class_table()
 
 
-def _char_classes(codes: np.ndarray) -> np.ndarray:
-    """Prefix sums over the page's characters, one column per class of :func:`_class_table`."""
-    bits = np.unpackbits(_CLASSES[np.minimum(codes, 0x2030)][:, None], axis=1,
-                         bitorder="little")[:, :6]
-    counts = np.zeros((len(codes) + 1, 6), dtype=np.int32)
-    np.cumsum(bits, axis=0, out=counts[1:])
+def _char_class_counts(codes: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
+    """Per span ``[starts, ends)`` of the page's characters, how many fall in each class
+    of :func:`_class_table` (float64, one column a class). Positions and binary search,
+    not prefix sums: memory stays a byte per character on huge pages."""
+    bits = _CLASSES[np.minimum(codes, 0x2030)]
+    counts = np.empty((len(starts), 6), dtype=np.float64)
+    for column in range(6):
+        where = np.flatnonzero(bits & (1 << column))
+        counts[:, column] = np.searchsorted(where, ends) - np.searchsorted(where, starts)
     return counts
 
 
@@ -320,8 +331,7 @@ def page_features(dom: DomIndex, blocks: PageBlocks,
     safe_chars = np.maximum(chars, 1.0)
 
     # characters: punctuation, digits, capitals, sentence marks, commas, separators
-    classes = _char_classes(codes)
-    in_chars = (classes[ends] - classes[starts]).astype(np.float64)
+    in_chars = _char_class_counts(codes, starts, ends)
     per_char = in_chars[:, :3] / safe_chars[:, None]
     per_word = in_chars[:, 3:] / safe_words[:, None]
 

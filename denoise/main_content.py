@@ -75,27 +75,32 @@ class MainContentExtractor:
              content: str | Path | None = None) -> MainContentExtractor:
         """The shipped (or given) models, with the parameters stored with the content model."""
         detector = TemplateDetector.load(template)
-        model, header = TemplateModel.load(content if content is not None
-                                           else main_content_model_path())
-        params = header.get("main_content", {})
-        if not isinstance(params, dict):
-            raise ModelError(str(content), "corrupt main-content parameters")
+        source = content if content is not None else main_content_model_path()
+        model, header = TemplateModel.load(source)
+        params = header.get("main_content")
+        if header.get("role") != "main-content" or not isinstance(params, dict):
+            raise ModelError(str(source), "not a main-content model (no main_content "
+                             "parameters; see corpora.train_main_content)")
         try:
             return cls(detector, model, **params)
         except (TypeError, ValueError) as error:
-            raise ModelError(str(content), f"corrupt main-content parameters ({error})") from None
+            raise ModelError(str(source), f"corrupt main-content parameters ({error})") from None
 
-    def scores(self, features: PageFeatures) -> PageScores:
-        """The mixed, smoothed boilerplate scores of the page's blocks."""
-        raw = self.detector.model.predict_proba(features)
+    def scores(self, features: PageFeatures,
+               template_raw: np.ndarray | None = None) -> PageScores:
+        """The mixed, smoothed boilerplate scores of the page's blocks (``template_raw``:
+        the template model's probabilities, when already computed)."""
+        raw = template_raw if template_raw is not None else self.detector.model.predict_proba(
+            features)
         if self.content_model is not None:
             raw = self.weight * raw + (1.0 - self.weight) * self.content_model.predict_proba(
                 features)
         return PageScores(features, raw, self.detector.smooth(features, raw), self.threshold)
 
-    def content_chunks(self, features: PageFeatures) -> np.ndarray:
+    def content_chunks(self, features: PageFeatures,
+                       template_raw: np.ndarray | None = None) -> np.ndarray:
         """Per text chunk of the page: part of the main content."""
-        keep = self.scores(features).content_chunks()
+        keep = self.scores(features, template_raw).content_chunks()
         blocks = features.blocks
         if not keep.any() or not len(features.nodes):
             return keep
@@ -114,9 +119,9 @@ class MainContentExtractor:
             keep &= region
         return keep
 
-    def text(self, features: PageFeatures) -> str:
+    def text(self, features: PageFeatures, template_raw: np.ndarray | None = None) -> str:
         """The main text: one line per block."""
-        return block_lines(features.blocks, self.content_chunks(features))
+        return block_lines(features.blocks, self.content_chunks(features, template_raw))
 
     def extract(self, page: Page) -> str:
         """Parse ``page`` once and return its main text."""

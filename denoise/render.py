@@ -25,6 +25,27 @@ _LEGEND = (
 )
 
 
+_POLICY = "script-src 'none'; object-src 'none'; frame-src 'none'; base-uri 'self' *"
+_URL_ATTRIBUTES = ("href", "src", "action", "formaction", "data", "srcdoc")
+_EMBEDS = frozenset({"iframe", "frame", "object", "embed", "applet"})
+
+
+def _defuse(elements: list[etree._Element]) -> None:
+    """Make the page inert without moving any element (their walk positions matter)."""
+    for element in elements:
+        attrib = element.attrib
+        for name in [n for n in attrib if n.lower().startswith("on")]:
+            del attrib[name]
+        for name in _URL_ATTRIBUTES:
+            value = attrib.get(name)
+            if value is not None and (element.tag in _EMBEDS or name == "srcdoc"
+                                      or value.strip().lower().startswith(("javascript:",
+                                                                           "data:text/html"))):
+                attrib[name] = "about:blank" if name != "href" else "#"
+        if element.tag == "meta" and attrib.get("http-equiv", "").lower() == "refresh":
+            del attrib["http-equiv"]
+
+
 def _remove_keeping_tail(element: etree._Element) -> None:
     """Remove ``element`` and its subtree; the text after it stays in the page."""
     parent = element.getparent()
@@ -63,9 +84,11 @@ def clean_html(scores: PageScores) -> str:
 def shaded_html(scores: PageScores, url: str | None = None) -> str:
     """The page with template blocks shaded and every scored block's score as a tooltip.
 
-    Scripts are removed (the page is for looking at); styles and stylesheet links
-    stay, so it looks like the page. ``url`` becomes a ``<base>`` so relative links,
-    images and styles resolve.
+    The page is for looking at, so nothing in it runs: scripts are removed, and so
+    are event-handler attributes, ``javascript:`` URLs, embedded frames' sources and
+    meta refreshes; a Content-Security-Policy forbids scripts, plugins and frames on
+    top. Styles and stylesheet links stay, so it looks like the page. ``url`` becomes
+    a ``<base>`` so relative links, images and styles resolve.
     """
     page = scores.features.blocks.page
     parser = etree.HTMLParser(remove_comments=True, remove_pis=True, no_network=True,
@@ -74,6 +97,7 @@ def shaded_html(scores: PageScores, url: str | None = None) -> str:
     etree.strip_elements(root, *(t for t in DROPPED_TAGS if t != "style"), with_tail=False)
     # the walk saw no <style>: leave them out of the index so positions match
     elements = [e for e in root.iter(etree.Element) if e.tag != "style"]
+    _defuse(elements)
     blocks = scores.features.blocks
     template = scores.template
     for node, block in enumerate(scores.features.nodes.tolist()):
@@ -86,10 +110,11 @@ def shaded_html(scores: PageScores, url: str | None = None) -> str:
     if head is None:
         head = etree.Element("head")
         root.insert(0, head)
-    meta = etree.SubElement(head, "meta", charset="utf-8")
-    head.insert(0, meta)
+    head.insert(0, etree.Element("meta", charset="utf-8"))
+    head.insert(1, etree.Element("meta", {"http-equiv": "Content-Security-Policy",
+                                          "content": _POLICY}))
     if url:
-        head.insert(1, etree.Element("base", href=url))
+        head.insert(2, etree.Element("base", href=url))
     body = root.find("body")
     if body is None:
         body = root

@@ -12,11 +12,12 @@ from collections.abc import Callable, Iterable, Iterator
 
 from denoise.detector import PageScores, TemplateDetector
 from denoise.errors import PageError
-from denoise.features import SCHEME, PageFeatures, extract
+from denoise.features import PageFeatures, extract
 from denoise.page import Page
 from denoise.site.base import Label
 from denoise.site.counts import DigestCounts
 from denoise.site.fingerprint import FingerprintMethod
+from denoise.training import site_labeller
 
 
 def score_with_site_evidence(
@@ -42,12 +43,13 @@ def score_with_site_evidence(
             if on_error is None:
                 raise
             on_error(error)
+    by_site: dict[str, list[PageFeatures]] = {}
+    for site, features in held:
+        by_site.setdefault(site, []).append(features)
     methods: dict[str, FingerprintMethod] = {}
-    for site in dict.fromkeys(site for site, _ in held):
+    for site, site_pages in by_site.items():
         counts = counts_for(site) if counts_for is not None else None
-        method = FingerprintMethod(theta=theta, structure=counts is None, contained=0.85,
-                                   counts=counts, scheme=SCHEME)
-        methods[site] = method.fit([f.blocks for s, f in held if s == site])
+        methods[site] = site_labeller(theta, counts).fit([f.blocks for f in site_pages])
     for site, features in held:
         labels = methods[site].label(features.blocks).labels[features.nodes]
         yield detector.score_features(features, labels == Label.TEMPLATE)

@@ -25,6 +25,7 @@ from denoise.errors import PageError
 from denoise.features import SCHEME, PageFeatures, extract
 from denoise.page import Page
 from denoise.site.base import Label
+from denoise.site.counts import DigestCounts
 from denoise.site.fingerprint import FingerprintMethod
 from denoise.validation import Curve, cross_site_predictions, pr_curve
 
@@ -48,9 +49,14 @@ class TrainingPage:
         return self.features.blocks.page
 
 
-def site_labeller(theta: float = 0.1) -> FingerprintMethod:
-    """The site-level method whose labels train the page-level model."""
-    return FingerprintMethod(theta=theta, structure=True, contained=0.85, scheme=SCHEME)
+def site_labeller(theta: float = 0.1, counts: DigestCounts | None = None) -> FingerprintMethod:
+    """The site-level method whose labels train the page-level model.
+
+    With stored ``counts`` (a :class:`~denoise.site.counts.SiteStore` site) structure
+    matching is off: its keys depend on word counts at the time they are made.
+    """
+    return FingerprintMethod(theta=theta, structure=counts is None, contained=0.85,
+                             counts=counts, scheme=SCHEME)
 
 
 def training_pages(

@@ -45,11 +45,20 @@ def or_up_python(parents: np.ndarray, flags: np.ndarray) -> np.ndarray:
     return np.array(out, dtype=bool)
 
 
+def _preorder(parents: np.ndarray) -> np.ndarray:
+    """``parents`` as int32, checked to be a preorder forest (every parent before its
+    child, ``-1`` for a root): the compiled loops index with it unchecked."""
+    parents = parents.astype(np.int32, copy=False)
+    if len(parents) and ((parents >= np.arange(len(parents))) | (parents < -1)).any():
+        raise ValueError("parents must precede their children (preorder), -1 for roots")
+    return parents
+
+
 def fill_down(parents: np.ndarray, marks: np.ndarray) -> np.ndarray:
     """:func:`fill_down_python`, compiled where available."""
     if _compiled is None:
         return fill_down_python(parents, marks)
-    return _compiled.fill_down(parents.astype(np.int32, copy=False),
+    return _compiled.fill_down(_preorder(parents),
                                marks.astype(np.int32, copy=False))
 
 
@@ -57,7 +66,7 @@ def and_down(parents: np.ndarray, flags: np.ndarray) -> np.ndarray:
     """:func:`and_down_python`, compiled where available."""
     if _compiled is None:
         return and_down_python(parents, flags)
-    return _compiled.and_down(parents.astype(np.int32, copy=False),
+    return _compiled.and_down(_preorder(parents),
                               flags.astype(bool, copy=False))
 
 
@@ -65,7 +74,7 @@ def or_up(parents: np.ndarray, flags: np.ndarray) -> np.ndarray:
     """:func:`or_up_python`, compiled where available."""
     if _compiled is None:
         return or_up_python(parents, flags)
-    return _compiled.or_up(parents.astype(np.int32, copy=False), flags.astype(bool, copy=False))
+    return _compiled.or_up(_preorder(parents), flags.astype(bool, copy=False))
 
 
 def or_down_python(parents: np.ndarray, bits: np.ndarray) -> np.ndarray:
@@ -93,7 +102,7 @@ def or_down(parents: np.ndarray, bits: np.ndarray) -> np.ndarray:
     """:func:`or_down_python`, compiled where available."""
     if _compiled is None:
         return or_down_python(parents, bits)
-    return _compiled.or_down(parents.astype(np.int32, copy=False),
+    return _compiled.or_down(_preorder(parents),
                              bits.astype(np.uint8, copy=False))
 
 
@@ -101,4 +110,4 @@ def sibling_ranks(parents: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """:func:`sibling_ranks_python`, compiled where available."""
     if _compiled is None:
         return sibling_ranks_python(parents)
-    return _compiled.sibling_ranks(parents.astype(np.int32, copy=False))
+    return _compiled.sibling_ranks(_preorder(parents))

@@ -69,7 +69,10 @@ def cross_site_predictions(items: Sequence, n_folds: int,
             out[index] = scores
         if on_fold is not None:
             on_fold(fold)
-    return [scores for scores in out if scores is not None]
+    missing = [index for index, scores in enumerate(out) if scores is None]
+    if missing:  # folds cover every item; a gap would be a bug in site_folds
+        raise RuntimeError(f"items {missing[:5]} were in no test fold")
+    return out  # type: ignore[return-value]
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,16 +94,14 @@ class Curve:
         return float(self.thresholds[ok[0]]) if len(ok) else float(self.thresholds[-1])
 
     def threshold_for_precision(self, precision: float) -> float:
-        """The threshold giving the most recall while precision (on the way down from
-        the top score) stays at or above ``precision``; the highest such threshold."""
-        below = np.flatnonzero(self.precision < precision)
-        last = len(self.thresholds) - 1 if not len(below) else below[0] - 1
-        if last < 0:
-            return float(self.thresholds[0]) + 1e-9  # even the top score misses it
-        # lower thresholds that add no recall only cost precision: stop at the first
-        # threshold reaching the best recall of the run
-        first_best = int(np.flatnonzero(self.recall[: last + 1] >= self.recall[last])[0])
-        return float(self.thresholds[first_best])
+        """The threshold giving the most recall at ``precision`` or better (the point
+        :meth:`recall_at` reports); the highest such threshold. Above the top score
+        when no threshold reaches the precision: nothing is then called template."""
+        ok = np.flatnonzero(self.precision >= precision)
+        if not len(ok):
+            return float(self.thresholds[0]) + 1e-9
+        best = ok[self.recall[ok] == self.recall[ok].max()]
+        return float(self.thresholds[best[0]])
 
     def at(self, threshold: float) -> tuple[float, float]:
         """Precision and recall of scoring >= ``threshold``."""

@@ -152,23 +152,20 @@ def test_threshold_for_recall_is_the_highest_reaching_it(seed):
 
 
 @pytest.mark.parametrize("seed", range(6))
-def test_threshold_for_precision_keeps_precision_on_the_way_down(seed):
+def test_threshold_for_precision_gives_the_best_recall_at_that_precision(seed):
     curve = pr_curve(*random_scores(np.random.default_rng(seed), 200))
     for target in (0.5, 0.7, 0.9, 0.99):
         threshold = curve.threshold_for_precision(target)
-        if threshold > curve.thresholds[0]:  # even the top score misses the target
-            assert curve.precision[0] < target
+        if threshold > curve.thresholds[0]:  # no threshold reaches the target
+            assert (curve.precision < target).all()
             assert curve.at(threshold) == (1.0, 0.0)
             continue
-        reached = curve.thresholds >= threshold
-        assert (curve.precision[reached] >= target).all()
-        lower = np.flatnonzero(~reached)
-        if len(lower):  # one step lower breaks it, or adds no recall
-            assert (curve.precision[lower[0]] < target
-                    or curve.recall[lower[0]] == curve.at(threshold)[1])
-        # and no threshold on the way down gives more recall at the target
-        keeps = np.cumprod(curve.precision >= target).astype(bool)
-        assert curve.at(threshold)[1] == curve.recall[keeps].max()
+        precision, recall = curve.at(threshold)
+        assert precision >= target
+        assert recall == curve.recall_at(target)
+        # and it is the highest threshold with that recall
+        higher = curve.thresholds > threshold
+        assert (curve.recall[higher] < recall).all()
 
 
 def test_threshold_for_precision_when_even_the_top_score_misses():

@@ -99,6 +99,7 @@ class FingerprintMethod(SiteMethod):
     """
 
     name: ClassVar[str] = "fingerprint"
+    scheme = "blocks"  # the default; an instance may count the page-level ``regions``
 
     def __init__(
         self,
