@@ -310,3 +310,16 @@ def test_pages_without_scored_blocks_give_zero_nodes(html):
 def test_a_page_with_no_element_is_a_page_error_naming_it(html):
     with pytest.raises(PageError, match=r"hand\.html"):
         extract(page_of(html))
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_compiled_kl_divergence_equals_python(seed):
+    from denoise import _compiled
+    from denoise.features import _kl_python
+
+    rng = np.random.default_rng(seed)
+    vocabulary = int(rng.integers(1, 60))
+    ids = rng.integers(0, vocabulary, int(rng.integers(1, 400))).astype(np.int64)
+    spans = np.sort(rng.integers(0, len(ids) + 1, (30, 2)), axis=1).astype(np.int64)
+    assert np.allclose(_compiled.node_kl(ids, spans, vocabulary),
+                       _kl_python(ids, spans, vocabulary))

@@ -330,3 +330,57 @@ def test_an_unusable_page_is_raised_or_handed_to_on_error():
     kept = list(training_pages(pages, min_pages=5, on_error=errors.append))
     assert len(kept) == 5
     assert [error.source for error in errors] == ["broken.html"]
+
+
+def test_compiled_forest_walk_equals_the_python_walk():
+    from sklearn.ensemble import RandomForestClassifier
+
+    from denoise.model import _flatten_forest, _forest_proba, _forest_proba_python
+
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(300, 6)).astype(np.float32)
+    y = (X[:, 0] + X[:, 1] * X[:, 2] > 0).astype(int)
+    forest = _flatten_forest(RandomForestClassifier(n_estimators=7, random_state=0).fit(X, y))
+    assert np.allclose(_forest_proba(forest, X), _forest_proba_python(forest, X))
+
+
+@pytest.fixture(scope="module")
+def saved_forest(tmp_path_factory):
+    path = tmp_path_factory.mktemp("model") / "forest.npz"
+    make_model("forest").fit(labelled_pages()).save(path)
+    return path
+
+
+def _forest_cycle(good: Path) -> bytes:
+    """Children stored as floats that truncate onto their parent: a walk that never ends."""
+    arrays = _arrays(good)
+    roots = arrays["forest_roots"]
+    left = arrays["forest_left"].astype(np.float64)
+    left[roots] = roots + 0.5
+    arrays["forest_left"] = left
+    return _npz(arrays)
+
+
+def _forest_backwards(good: Path) -> bytes:
+    arrays = _arrays(good)
+    internal = np.flatnonzero(arrays["forest_feature"] >= 0)
+    arrays["forest_right"][internal[-1]] = internal[-1]
+    return _npz(arrays)
+
+
+BAD_FORESTS = {
+    "float child indices": _forest_cycle,
+    "a child pointing at itself": _forest_backwards,
+    "leaf values beyond 1": lambda good: _replaced(good, "forest_value", np.full(
+        len(_arrays(good)["forest_value"]), 7.0, dtype=np.float32)),
+    "feature out of range": lambda good: _replaced(good, "forest_feature", np.full(
+        len(_arrays(good)["forest_feature"]), 10_000, dtype=np.int32)),
+}
+
+
+@pytest.mark.parametrize("make", BAD_FORESTS.values(), ids=BAD_FORESTS.keys())
+def test_crafted_forests_are_refused_before_any_walk(make, saved_forest, tmp_path):
+    path = tmp_path / "crafted.npz"
+    path.write_bytes(make(saved_forest))
+    with pytest.raises(ModelError, match=r"crafted\.npz: corrupt model file"):
+        TemplateModel.load(path)
