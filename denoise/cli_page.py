@@ -90,6 +90,14 @@ def _detector(model: Path | None, recall: float | None, precision: float | None,
         raise typer.Exit(2) from None
     except ValueError as error:
         raise typer.BadParameter(str(error)) from None
+    expected = detector.expected()
+    if (recall is not None or precision is not None) and expected is not None:
+        if detector.threshold > 1.0:
+            _say(err, "warning: no threshold reaches that precision on the model's cross-site "
+                 "curve: nothing will be called template")
+        else:
+            _say(err, f"operating point {detector.threshold:.3f}: expected precision "
+                 f"{expected[0]:.1%}, recall {expected[1]:.1%} (cross-site validation)")
     return detector
 
 

@@ -11,6 +11,8 @@ the article). So the main text combines three things, each measured on
    human extractions, docs sites' main-content XPath; see
    :mod:`corpora.train_main_content`). Their probabilities are averaged
    (``weight``), smoothed over the tree, and cut at ``threshold``.
+   A page where every block scores as boilerplate keeps the blocks closest to
+   its lowest score instead (short pages: a product blurb, an error notice).
 2. Link density: a kept block whose text is mostly anchor text (a list of links)
    is dropped, as readability and jusText do.
 3. One region: the scored block whose content characters minus boilerplate
@@ -36,6 +38,9 @@ from denoise.model import ModelError, TemplateModel
 from denoise.page import Page, site_of
 
 _ANCHOR = FEATURE_NAMES.index("anchor_text")
+#: When every block scores as boilerplate, the blocks within this margin of the
+#: page's lowest score are its content: a page has an article, however plain.
+FALLBACK_MARGIN = 0.1
 
 
 def main_content_model_path() -> Path:
@@ -100,19 +105,27 @@ class MainContentExtractor:
     def content_chunks(self, features: PageFeatures,
                        template_raw: np.ndarray | None = None) -> np.ndarray:
         """Per text chunk of the page: part of the main content."""
-        keep = self.scores(features, template_raw).content_chunks()
+        scores = self.scores(features, template_raw)
         blocks = features.blocks
-        if not keep.any() or not len(features.nodes):
-            return keep
+        if not len(features.nodes):
+            return scores.content_chunks()
         node = features.node_of_block()[blocks.chunk_block]
-        linky = np.append(features.matrix[:, _ANCHOR] > self.link_density, False)
-        keep &= ~linky[node]
+        linky = np.append(features.matrix[:, _ANCHOR] > self.link_density, False)[node]
+        keep = scores.content_chunks() & ~linky
+        if not keep.any():  # all looks like boilerplate: keep what looks least like it
+            relative = PageScores(features, scores.raw, scores.scores,
+                                  float(scores.scores.min()) + FALLBACK_MARGIN)
+            keep = relative.content_chunks()
+            keep = keep & ~linky if (keep & ~linky).any() else keep
         if self.one_region and keep.any():
             chars = blocks.chunk_chars()
             good = np.concatenate(([0], np.cumsum(chars * keep)))
             bad = np.concatenate(([0], np.cumsum(chars * (~keep & (blocks.chunk_block >= 0)))))
             spans = blocks.spans[features.nodes]
-            margin = (good[spans[:, 1]] - good[spans[:, 0]]) - (bad[spans[:, 1]] - bad[spans[:, 0]])
+            inside = good[spans[:, 1]] - good[spans[:, 0]]
+            margin = np.where(inside > 0, inside - (bad[spans[:, 1]] - bad[spans[:, 0]]), -np.inf)
+            if not np.isfinite(margin).any():  # the content lies outside every scored block
+                return keep
             start, end = spans[int(np.argmax(margin))]
             region = np.zeros(len(keep), dtype=bool)
             region[start:end] = True
