@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from corpora.sites import iter_archives
 from denoise.page import Page
 from denoise.reader import Skipped, read_pages
@@ -17,3 +19,11 @@ def load_pages() -> list[Page]:
             else:
                 pages.append(item)
     return pages
+
+
+def emit(text: str, markdown: Path | None) -> None:
+    """Print a benchmark's tables, and write them to ``markdown`` when asked."""
+    print(text)
+    if markdown:
+        markdown.parent.mkdir(parents=True, exist_ok=True)
+        markdown.write_text(text + "\n", encoding="utf-8")

@@ -51,6 +51,7 @@ from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any, TextIO
 
+from benchmarks_common import emit
 from content_scoring import (
     ShingleScore,
     SnippetCounts,
@@ -337,11 +338,7 @@ def main() -> None:
         *[line for s in by_set for line in set_table(s, by_set[s])],
         *overall_table(by_set, names),
     ]
-    text = "\n".join(lines)
-    print(text)
-    if args.markdown:
-        args.markdown.parent.mkdir(parents=True, exist_ok=True)
-        args.markdown.write_text(text + "\n", encoding="utf-8")
+    emit("\n".join(lines), args.markdown)
 
 
 if __name__ == "__main__":

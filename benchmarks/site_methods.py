@@ -18,7 +18,7 @@ from collections import defaultdict
 from collections.abc import Callable
 from pathlib import Path
 
-from benchmarks_common import load_pages
+from benchmarks_common import emit, load_pages
 from lxml import etree
 
 from corpora.sites import gold_main_texts
@@ -138,11 +138,7 @@ def main() -> None:
     lines.append("| **pooled (sites with gold)** | | " + " | ".join(
         f"P {100 * totals[n].precision:.0f} / R {100 * totals[n].recall:.0f} / "
         f"F1 {100 * totals[n].f1:.0f}" for n in args.variants) + " |")
-    text = "\n".join(lines)
-    print(text)
-    if args.markdown:
-        args.markdown.parent.mkdir(parents=True, exist_ok=True)
-        args.markdown.write_text(text + "\n", encoding="utf-8")
+    emit("\n".join(lines), args.markdown)
 
 
 if __name__ == "__main__":

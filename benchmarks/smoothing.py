@@ -20,6 +20,7 @@ from pathlib import Path
 
 import lxml.html
 import numpy as np
+from benchmarks_common import emit
 
 from denoise import smooth
 from denoise.smooth import area_penalties, isotonic_smooth
@@ -144,11 +145,7 @@ def main() -> None:
         "|---:|---:|---|---:|---:|---:|---:|",
         *rows,
     ]
-    text = "\n".join(lines)
-    print(text)
-    if args.markdown:
-        args.markdown.parent.mkdir(parents=True, exist_ok=True)
-        args.markdown.write_text(text + "\n", encoding="utf-8")
+    emit("\n".join(lines), args.markdown)
 
 
 if __name__ == "__main__":

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from enum import StrEnum
 from pathlib import Path
 from typing import Annotated
@@ -101,6 +101,15 @@ def _detector(model: Path | None, recall: float | None, precision: float | None,
     return detector
 
 
+def _skipper(skipped: list[str], err: Console) -> Callable[[PageError], None]:
+    """What a batch does with a page it cannot use: name it on stderr, count it, go on."""
+    def skip(error: PageError) -> None:
+        skipped.append(str(error))
+        _say(err, f"skipped {error}")
+
+    return skip
+
+
 def _read(inputs: list[str], max_bytes: int, skipped: list[str], err: Console,
           site: str | None = None) -> Iterator[Page]:
     for item in read_pages(inputs, site=site, max_bytes=max_bytes):
@@ -149,9 +158,7 @@ def train_command(
     started = time.process_time()
     skipped: list[str] = []
 
-    def on_error(error: PageError) -> None:
-        skipped.append(str(error))
-        _say(err, f"skipped {error}")
+    on_error = _skipper(skipped, err)
 
     with _progress(err) as progress:
         task = progress.add_task("reading and labelling pages", total=None)
@@ -314,9 +321,7 @@ def apply_command(
     done = 0
     started = time.process_time()
 
-    def on_error(error: PageError) -> None:
-        skipped.append(str(error))
-        _say(err, f"skipped {error}")
+    on_error = _skipper(skipped, err)
 
     def scored() -> Iterator[PageScores]:
         pages = _read(inputs, max_bytes, skipped, err, site)
@@ -391,9 +396,7 @@ def evaluate_command(
     detector = _detector(model, recall, precision, err)
     skipped: list[str] = []
 
-    def on_error(error: PageError) -> None:
-        skipped.append(str(error))
-        _say(err, f"skipped {error}")
+    on_error = _skipper(skipped, err)
 
     rows = []
     sites, labels, raw, smoothed = [], [], [], []
