@@ -14,7 +14,9 @@ the article). So the main text combines three things, each measured on
    A page where every block scores as boilerplate keeps the blocks closest to
    its lowest score instead (short pages: a product blurb, an error notice).
 2. Link density: a kept block whose text is mostly anchor text (a list of links)
-   is dropped, as readability and jusText do.
+   is dropped, as readability and jusText do; so is text whose innermost block,
+   scored or too small to be, is mostly links (a short menu inside the article's
+   container).
 3. One region: the scored block whose content characters minus boilerplate
    characters is largest (readability's "top candidate", over our scores), and only
    the content inside it.
@@ -32,6 +34,7 @@ from pathlib import Path
 
 import numpy as np
 
+from denoise.blocks import PageBlocks
 from denoise.detector import PageScores, TemplateDetector, block_lines
 from denoise.features import FEATURE_NAMES, PageFeatures, extract
 from denoise.model import ModelError, TemplateModel
@@ -111,6 +114,7 @@ class MainContentExtractor:
             return scores.content_chunks()
         node = features.node_of_block()[blocks.chunk_block]
         linky = np.append(features.matrix[:, _ANCHOR] > self.link_density, False)[node]
+        linky |= np.append(_anchor_shares(blocks) > self.link_density, False)[blocks.chunk_block]
         keep = scores.content_chunks() & ~linky
         if not keep.any():  # all looks like boilerplate: keep what looks least like it
             relative = PageScores(features, scores.raw, scores.scores,
@@ -139,6 +143,16 @@ class MainContentExtractor:
     def extract(self, page: Page) -> str:
         """Parse ``page`` once and return its main text."""
         return self.text(extract(page))
+
+
+def _anchor_shares(blocks: PageBlocks) -> np.ndarray:
+    """Per block (scored or not): the share of its text in anchors."""
+    chars = blocks.chunk_chars()
+    anchor = np.concatenate(([0], np.cumsum(chars * blocks.chunk_in_link)))
+    total = np.concatenate(([0], np.cumsum(chars)))
+    spans = blocks.spans
+    return (anchor[spans[:, 1]] - anchor[spans[:, 0]]) / np.maximum(
+        total[spans[:, 1]] - total[spans[:, 0]], 1)
 
 
 @lru_cache(maxsize=1)
