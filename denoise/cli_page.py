@@ -92,7 +92,7 @@ def _detector(model: Path | None, recall: float | None, precision: float | None,
         raise typer.BadParameter(str(error)) from None
     expected = detector.expected()
     if (recall is not None or precision is not None) and expected is not None:
-        if detector.threshold > 1.0:
+        if detector.curve is not None and detector.threshold > detector.curve.thresholds[0]:
             _say(err, "warning: no threshold reaches that precision on the model's cross-site "
                  "curve: nothing will be called template")
         else:
