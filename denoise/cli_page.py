@@ -424,11 +424,12 @@ def evaluate_command(
         called = s >= threshold
         hits = int((called & (y == 1)).sum())
         positives = int((y == 1).sum())
-        rows.append({
+        rows.append({  # None where a share has nothing to be a share of
             "site": site or "pooled", "examples": int(mask.sum()), "template": positives,
-            "precision": hits / max(int(called.sum()), 1), "recall": hits / max(positives, 1),
-            "recall_at_90_basic": result.curve(False, site).recall_at(0.9),
-            "recall_at_90_smooth": result.curve(True, site).recall_at(0.9),
+            "precision": hits / int(called.sum()) if called.any() else None,
+            "recall": hits / positives if positives else None,
+            "recall_at_90_basic": result.curve(False, site).recall_at(0.9) if positives else None,
+            "recall_at_90_smooth": result.curve(True, site).recall_at(0.9) if positives else None,
         })
     if as_json:
         for row in rows:
@@ -441,8 +442,9 @@ def evaluate_command(
             table.add_column(column, justify="left" if column == "site" else "right")
         for row in rows:
             table.add_row(str(row["site"]), str(row["examples"]), str(row["template"]),
-                          *(f"{row[k]:.1%}" for k in ("precision", "recall", "recall_at_90_basic",
-                                                      "recall_at_90_smooth")))
+                          *("-" if row[k] is None else f"{row[k]:.1%}"
+                            for k in ("precision", "recall", "recall_at_90_basic",
+                                      "recall_at_90_smooth")))
         Console(file=sys.stdout, width=140).print(table)
     _say(err, f"{len(set(sites))} sites, {len(skipped)} skipped")
 
