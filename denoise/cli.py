@@ -29,6 +29,8 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    # help texts are reflowed as Markdown paragraphs, so docstrings wrap at any width
+    rich_markup_mode="markdown",
 )
 
 
