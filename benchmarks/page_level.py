@@ -18,6 +18,7 @@ of the page's text chunks, Basic vs Smooth.
 from __future__ import annotations
 
 import argparse
+import re
 import time
 from pathlib import Path
 
@@ -28,8 +29,10 @@ from corpora.sites import gold_main_texts
 from denoise.detector import DEFAULT_SMOOTHING, PageScores, TemplateDetector, add_site_evidence
 from denoise.evaluate import TextScore, bag_of_words
 from denoise.model import TemplateModel
-from denoise.training import CrossSiteReport, TrainingPage, training_pages
+from denoise.training import CrossSiteReport, TrainingPage, gold_chunks, training_pages
 from denoise.validation import cross_site_predictions
+
+_WORD = re.compile(r"\w")
 
 
 def cross_validate_both(pages: list[TrainingPage], classifier: str, folds: int,
@@ -80,17 +83,10 @@ def smoothing_sweep(classifier: str, pages: list[TrainingPage], scored: list[np.
 
 
 def gold_chunk_labels(chunks: tuple[str, ...], gold_text: str) -> np.ndarray:
-    """Per chunk: gold template (most of its words are not left in the gold text's bag)."""
-    left = bag_of_words(gold_text)
-    out = np.zeros(len(chunks), dtype=bool)
-    for index, chunk in enumerate(chunks):
-        words = bag_of_words(chunk)
-        if not words:
-            continue
-        found = words & left
-        left -= found
-        out[index] = sum(found.values()) * 2 < sum(words.values())
-    return out
+    """Per chunk: gold template (it has words, and most are not in the gold main text;
+    see :func:`denoise.training.gold_chunks`)."""
+    has_words = np.array([_WORD.search(chunk) is not None for chunk in chunks], dtype=bool)
+    return has_words & ~gold_chunks(chunks, gold_text)
 
 
 def text_scores(pages: list[TrainingPage], scored: list[np.ndarray], gold: dict[str, str],

@@ -438,15 +438,23 @@ def _word_features(dom: DomIndex, words: list[str], ids: np.ndarray,
     return title_share, kl
 
 
+def span_members(spans: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Every position inside every span ``[start, end)``, flattened: the span each
+    belongs to and the position itself (nested spans repeat positions)."""
+    lengths = spans[:, 1] - spans[:, 0]
+    total = int(lengths.sum())
+    rows = np.repeat(np.arange(len(spans)), lengths)
+    offsets = np.arange(total) - np.repeat(np.cumsum(lengths) - lengths, lengths)
+    return rows, np.repeat(spans[:, 0], lengths) + offsets
+
+
 def _kl_python(ids: np.ndarray, token_spans: np.ndarray, vocab_size: int) -> np.ndarray:
     """What ``denoise._compiled.node_kl`` computes: (node, word) counts over every word
     of every node, then each node's sum over its distinct words."""
     n = len(token_spans)
     lengths = token_spans[:, 1] - token_spans[:, 0]
-    total = int(lengths.sum())
-    node_of = np.repeat(np.arange(n), lengths)
-    offsets = np.arange(total) - np.repeat(np.cumsum(lengths) - lengths, lengths)
-    word_of = ids[np.repeat(token_spans[:, 0], lengths) + offsets]
+    node_of, positions = span_members(token_spans)
+    word_of = ids[positions]
     keys, counts = np.unique(node_of * vocab_size + word_of, return_counts=True)
     key_node, key_word = keys // vocab_size, keys % vocab_size
     page_counts = np.bincount(ids, minlength=vocab_size).astype(np.float64)

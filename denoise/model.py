@@ -41,7 +41,7 @@ import numpy as np
 from scipy import sparse
 
 from denoise.errors import DenoiseError
-from denoise.features import FEATURE_NAMES, PageFeatures
+from denoise.features import FEATURE_NAMES, PageFeatures, span_members
 from denoise.output import atomic_binary
 from denoise.validation import site_family
 
@@ -72,17 +72,12 @@ def _node_token_ids(features: PageFeatures, vocabulary: dict[str, int]) -> np.nd
     return known[features.token_ids]
 
 
-def bag_of_words(features: PageFeatures, nodes: np.ndarray, vocabulary: dict[str, int],
-                 token_ids: np.ndarray | None = None) -> sparse.csr_matrix:
+def bag_of_words(features: PageFeatures, nodes: np.ndarray,
+                 vocabulary: dict[str, int]) -> sparse.csr_matrix:
     """Word counts of the given nodes over ``vocabulary`` (rows follow ``nodes``)."""
-    if token_ids is None:
-        token_ids = _node_token_ids(features, vocabulary)
-    spans = features.token_spans[nodes]
-    lengths = spans[:, 1] - spans[:, 0]
-    total = int(lengths.sum())
-    rows = np.repeat(np.arange(len(nodes)), lengths)
-    offsets = np.arange(total) - np.repeat(np.cumsum(lengths) - lengths, lengths)
-    ids = token_ids[np.repeat(spans[:, 0], lengths) + offsets] if total else np.zeros(0, int)
+    token_ids = _node_token_ids(features, vocabulary)
+    rows, positions = span_members(features.token_spans[nodes])
+    ids = token_ids[positions]
     keep = ids >= 0
     return sparse.csr_matrix((np.ones(int(keep.sum()), dtype=np.float32),
                               (rows[keep], ids[keep])), shape=(len(nodes), len(vocabulary)))

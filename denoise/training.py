@@ -13,8 +13,6 @@ structure, and containers with >= 85% of their text in template blocks
 
 from __future__ import annotations
 
-import re
-from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
@@ -22,6 +20,7 @@ import numpy as np
 
 from denoise.detector import TemplateDetector
 from denoise.errors import PageError
+from denoise.evaluate import bag_of_words
 from denoise.features import SCHEME, PageFeatures, extract
 from denoise.page import Page
 from denoise.site.base import Label
@@ -31,7 +30,6 @@ from denoise.validation import Curve, cross_site_predictions, pr_curve
 
 #: Labels of scored blocks: content, template, or no label (-1).
 NO_LABEL = -1
-_WORD = re.compile(r"\w+")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -164,10 +162,10 @@ def cross_validate(
 def gold_chunks(chunks: Sequence[str], main_text: str) -> np.ndarray:
     """Per text chunk: inside the gold main text (most of its words are still left in the
     gold's bag of words, taken in document order)."""
-    left = Counter(_WORD.findall(main_text.lower()))
+    left = bag_of_words(main_text)
     out = np.zeros(len(chunks), dtype=bool)
     for index, chunk in enumerate(chunks):
-        words = Counter(_WORD.findall(chunk.lower()))
+        words = bag_of_words(chunk)
         if not words:
             continue
         found = words & left
