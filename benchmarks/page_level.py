@@ -29,37 +29,28 @@ from corpora.sites import gold_main_texts
 from denoise.detector import DEFAULT_SMOOTHING, PageScores, TemplateDetector, add_site_evidence
 from denoise.evaluate import TextScore, bag_of_words
 from denoise.model import TemplateModel
-from denoise.training import CrossSiteReport, TrainingPage, gold_chunks, training_pages
-from denoise.validation import cross_site_predictions
+from denoise.training import (
+    CrossSiteReport,
+    TrainingPage,
+    cross_validate,
+    gold_chunks,
+    training_pages,
+)
 
 _WORD = re.compile(r"\w")
 
 
 def cross_validate_both(pages: list[TrainingPage], classifier: str, folds: int,
                         smoothing: float) -> tuple[CrossSiteReport, list[np.ndarray]]:
-    """Out-of-fold raw and smoothed scores of every node of every page."""
-
-    def fit_and_score(train: list, test: list) -> list[np.ndarray]:
-        detector = TemplateDetector(TemplateModel(classifier=classifier).fit(train),
-                                    smoothing=smoothing)
-        out = []
-        for page in test:
-            raw = detector.model.predict_proba(page.features)
-            # site evidence: the page's own site-level template labels (what
-            # `denoise apply --site-evidence` would find in a batch of the site)
-            evidence = add_site_evidence(raw, page.labels == 1)
-            out.append(np.stack((raw, detector.smooth(page.features, raw),
-                                 detector.smooth(page.features, evidence))))
-        return out
-
-    scored = cross_site_predictions(pages, folds, fit_and_score)
-    keep = [p.example for p in pages]
-    report = CrossSiteReport(
-        np.concatenate([np.full(int(k.sum()), p.site, dtype=object)
-                        for p, k in zip(pages, keep, strict=True)]).astype(str),
-        np.concatenate([p.labels[k] for p, k in zip(pages, keep, strict=True)]),
-        np.concatenate([s[0][k] for s, k in zip(scored, keep, strict=True)]),
-        np.concatenate([s[1][k] for s, k in zip(scored, keep, strict=True)]))
+    """Out-of-fold scores of every node of every page: raw, smoothed, and smoothed with
+    site evidence (the page's own site-level template labels, what `denoise apply
+    --site-evidence` would find in a batch of the site)."""
+    report = cross_validate(pages, lambda train: TemplateDetector(
+        TemplateModel(classifier=classifier).fit(train), smoothing=smoothing), folds)
+    smoother = TemplateDetector(TemplateModel(), smoothing=smoothing)
+    scored = [np.vstack((scores, smoother.smooth(page.features, add_site_evidence(
+        scores[0], page.labels == 1)))) for page, scores in zip(pages, report.page_scores,
+                                                                strict=True)]
     return report, scored
 
 

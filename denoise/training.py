@@ -102,6 +102,8 @@ class CrossSiteReport:
     labels: np.ndarray  # int8 per example: 1 template, 0 content
     raw: np.ndarray  # classifier scores
     smoothed: np.ndarray  # after smoothing (= raw without it)
+    #: per page, every scored block's (raw, smoothed) scores, as a (2, nodes) array
+    page_scores: tuple[np.ndarray, ...] = ()
 
     def curve(self, smoothed: bool = True, site: str | None = None) -> Curve:
         """Precision-recall curve, pooled or of one site."""
@@ -156,7 +158,7 @@ def cross_validate(
         raw.append(scores[0][keep])
         smoothed.append(scores[1][keep])
     return CrossSiteReport(np.concatenate(sites).astype(str), np.concatenate(labels),
-                           np.concatenate(raw), np.concatenate(smoothed))
+                           np.concatenate(raw), np.concatenate(smoothed), tuple(scored))
 
 
 def gold_chunks(chunks: Sequence[str], main_text: str) -> np.ndarray:
