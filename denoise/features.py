@@ -241,14 +241,18 @@ def _prefix(values: np.ndarray) -> np.ndarray:
     return out
 
 
-def _family_lut(vocab: list[str], families: dict[str, tuple[str, ...]]) -> np.ndarray:
-    """Per tag of ``vocab``, its family index, or -1."""
-    lut = np.full(len(vocab) + 1, -1, dtype=np.int32)
-    for family, tags in enumerate(families.values()):
-        for index, tag in enumerate(vocab):
-            if tag in tags:
-                lut[index] = family
-    return lut
+def _family_index(families: dict[str, tuple[str, ...]]) -> dict[str, int]:
+    """Tag name -> index of its family (each tag is in one family at most)."""
+    return {tag: family for family, tags in enumerate(families.values()) for tag in tags}
+
+
+_TAG_FAMILY = _family_index(TAG_FAMILIES)
+_OWN_FAMILY = _family_index(OWN_TAGS)
+
+
+def _family_lut(vocab: list[str], family_of: dict[str, int]) -> np.ndarray:
+    """Per tag of ``vocab``, its family index, or -1 (one more -1 at the end)."""
+    return np.array([family_of.get(tag, -1) for tag in vocab] + [-1], dtype=np.int32)
 
 
 def _tokens(text: str) -> tuple[list[str], np.ndarray]:
@@ -349,7 +353,7 @@ def page_features(dom: DomIndex, blocks: PageBlocks,
     is_image = tag_ids == (vocab.index("img") if "img" in vocab else -1)
     real_links = is_link & (link_hosts != 1)
     page_host = _page_host(blocks.page, link_hosts[is_link & (link_hosts > 1)])
-    family = _family_lut(vocab, TAG_FAMILIES)[tag_ids]
+    family = _family_lut(vocab, _TAG_FAMILY)[tag_ids]
     indicators = np.zeros((n_elements, 5 + len(TAG_FAMILIES) + 1), dtype=np.float64)
     indicators[:, 0] = is_link
     indicators[:, 1] = is_image
@@ -364,7 +368,7 @@ def page_features(dom: DomIndex, blocks: PageBlocks,
     links, images, html_bytes, target_links, intra_links = inside[:, :5].T
     element_count = (element_ends - elements).astype(np.float64)
     tag_shares = inside[:, 5:-1] / element_count[:, None]
-    own_family = _family_lut(vocab, OWN_TAGS)[tag_ids[elements]]
+    own_family = _family_lut(vocab, _OWN_FAMILY)[tag_ids[elements]]
     own = np.eye(len(OWN_TAGS) + 1)[own_family][:, :-1]  # family -1: no column set
     cue_bits_ = np.stack((cues[elements], or_down(dom.parents, cues)[elements]), axis=1)
     cue_columns = np.unpackbits(cue_bits_[:, :, None], axis=2, bitorder="little")
