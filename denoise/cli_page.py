@@ -30,6 +30,7 @@ from denoise.render import clean_html, shaded_html
 from denoise.site import SiteStore
 from denoise.site_evidence import score_with_site_evidence
 from denoise.training import CrossSiteReport, cross_validate, training_pages
+from denoise.validation import site_family
 
 
 class Classifier(StrEnum):
@@ -143,6 +144,11 @@ def train_command(
         help="Also write the cross-site report (per-site recall, curve) as JSON here.",
     )] = None,
     max_bytes: MaxBytesOption = DEFAULT_MAX_BYTES,
+    exclude_site: Annotated[list[str] | None, typer.Option(
+        "--exclude-site", metavar="HOST", help="Leave out the pages of this site's whole "
+        "family (the same publisher in every corpus and era, e.g. entertainment.msn.com "
+        "drops every msn site), for a detector that has never seen it. Repeatable.",
+        show_default=False)] = None,
 ) -> None:
     """Train a site-independent template detector on many sites' pages.
 
@@ -157,14 +163,22 @@ def train_command(
     err = Console(stderr=True)
     started = time.process_time()
     skipped: list[str] = []
+    excluded: dict[str, int] = {}
 
     on_error = _skipper(skipped, err)
+    read = _read(inputs, max_bytes, skipped, err)
+    if exclude_site:
+        read = _without_families(read, exclude_site, excluded)
 
     with _progress(err) as progress:
         task = progress.add_task("reading and labelling pages", total=None)
-        pages = list(training_pages(_read(inputs, max_bytes, skipped, err), theta=theta,
+        pages = list(training_pages(read, theta=theta,
                                     min_pages=min_pages, on_error=on_error,
                                     on_page=lambda _: progress.advance(task)))
+    if exclude_site:
+        _say(err, f"excluded {sum(excluded.values())} pages of "
+             f"{len(excluded)} site(s) in the families of {', '.join(exclude_site)}"
+             + (f": {', '.join(sorted(excluded))}" if excluded else ""))
     sites = sorted({p.site for p in pages if p.example.any()})
     if len(sites) < folds:
         _say(err, f"error: {len(sites)} sites with labels (of >= {min_pages} pages each); "
@@ -188,7 +202,9 @@ def train_command(
             "role": "template", "curve": curve.sampled().as_dict(), "threshold": threshold,
             "smoothing": c, "training": {"sites": len(sites), "pages": len(pages),
                                          "folds": folds, "theta": theta,
-                                         "recall_at_90": curve.recall_at(0.9)}})
+                                         "recall_at_90": curve.recall_at(0.9),
+                                         "excluded_families": sorted(
+                                             {site_family(h) for h in exclude_site or ()})}})
     except (ValueError, OSError) as error:
         _say(err, f"error: {error}")
         raise typer.Exit(1) from None
@@ -200,6 +216,18 @@ def train_command(
          f"{expected_precision:.1%}, recall {expected_recall:.1%}); {len(pages)} pages, "
          f"{len(sites)} sites, {len(skipped)} skipped, "
          f"{time.process_time() - started:.0f} CPU seconds")
+
+
+def _without_families(pages: Iterator[Page], hosts: list[str],
+                      excluded: dict[str, int]) -> Iterator[Page]:
+    """The pages whose site family is none of ``hosts``' families; the others are
+    counted in ``excluded`` by site (a held-out detector must never see the test site)."""
+    families = {site_family(host) for host in hosts}
+    for page in pages:
+        if site_family(page.site) in families:
+            excluded[page.site] = excluded.get(page.site, 0) + 1
+        else:
+            yield page
 
 
 def _report_data(result: CrossSiteReport, smoothed: bool) -> dict[str, object]:

@@ -28,10 +28,7 @@ and prediction is our own few numpy lines, so a model file never executes code.
 
 from __future__ import annotations
 
-import json
 import os
-import zipfile
-import zlib
 from collections.abc import Sequence
 from itertools import repeat
 from pathlib import Path
@@ -40,9 +37,8 @@ from typing import Self
 import numpy as np
 from scipy import sparse
 
-from denoise.errors import DenoiseError
+from denoise.arrayfile import ModelError, read_arrays, write_arrays
 from denoise.features import FEATURE_NAMES, PageFeatures, span_members
-from denoise.output import atomic_binary
 from denoise.validation import site_family
 
 try:
@@ -55,14 +51,6 @@ FORMAT_VERSION = 1
 #: Kind tag in the header, so a file of another tool is recognised as such.
 FORMAT_KIND = "webdenoise-template-model"
 CLASSIFIERS = ("logistic", "forest", "naive-bayes")
-
-
-class ModelError(DenoiseError):
-    """A model file that cannot be used: names the file and what is wrong."""
-
-    def __init__(self, source: str, reason: str) -> None:
-        self.source, self.reason = source, reason
-        super().__init__(f"{source}: {reason}")
 
 
 def _node_token_ids(features: PageFeatures, vocabulary: dict[str, int]) -> np.ndarray:
@@ -304,11 +292,7 @@ class TemplateModel:
     def save(self, path: str | os.PathLike[str], extra: dict[str, object] | None = None) -> None:
         """Write the model to ``path`` (``.npz``), atomically; ``extra`` joins the header."""
         self._check_fitted()
-        header = {**self.header(), **(extra or {})}
-        arrays = self._arrays()
-        arrays["header"] = np.frombuffer(json.dumps(header).encode(), dtype=np.uint8)
-        with atomic_binary(path) as handle:
-            np.savez_compressed(handle, **arrays)
+        write_arrays(path, {**self.header(), **(extra or {})}, self._arrays())
 
     @classmethod
     def load(cls, path: str | os.PathLike[str]) -> tuple[Self, dict[str, object]]:
@@ -318,25 +302,8 @@ class TemplateModel:
         model, another format version, other features, missing or corrupt arrays.
         """
         source = str(path)
-        try:
-            data = np.load(path, allow_pickle=False)
-            if not isinstance(data, np.lib.npyio.NpzFile):
-                raise ModelError(source, "not a model file (a bare numpy array, not an .npz)")
-            with data:
-                arrays = {name: data[name] for name in data.files}
-        except FileNotFoundError:
-            raise ModelError(source, "no such model file") from None
-        except (OSError, ValueError, zipfile.BadZipFile, EOFError, zlib.error) as error:
-            raise ModelError(source, f"not a readable model file ({error})") from None
-        try:
-            header = json.loads(arrays.pop("header").tobytes().decode())
-        except (KeyError, ValueError, UnicodeDecodeError):
-            raise ModelError(source, "not a model file (no header)") from None
-        if not isinstance(header, dict) or header.get("kind") != FORMAT_KIND:
-            raise ModelError(source, "not a webdenoise template model")
-        if header.get("format_version") != FORMAT_VERSION:
-            raise ModelError(source, f"model format {header.get('format_version')!r}; this "
-                             f"version reads format {FORMAT_VERSION}: retrain with 'denoise train'")
+        header, arrays = read_arrays(path, FORMAT_KIND, FORMAT_VERSION, what="template model",
+                                     rebuild="retrain with 'denoise train'")
         if header.get("features") != list(FEATURE_NAMES):
             raise ModelError(source, "model was trained on other features: retrain it with "
                              "'denoise train'")

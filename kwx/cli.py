@@ -1,14 +1,513 @@
-"""The ``kwx`` command line (keyword extraction: its commands come with the kwx package)."""
+"""The ``kwx`` command line: advertising keywords, the ranker's training and evaluation,
+and the phrase tables they use."""
 
 from __future__ import annotations
 
+import json
+import sys
+import time
+from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
+from typing import Annotated
+
+import numpy as np
 import typer
+from rich.console import Console
+from rich.table import Table
+
+from denoise.cli import InputsArg, _fraction, _say
+from denoise.cli_page import MaxBytesOption, _progress, _read, _skipper
+from denoise.decode import DEFAULT_MAX_BYTES
+from denoise.detector import TemplateDetector
+from denoise.errors import DenoiseError, PageError
+from denoise.output import atomic_text
+from kwx.build import document_frequency, query_frequency, read_queries
+from kwx.evaluation import (
+    CONFIGURATIONS,
+    RECALLS,
+    TOP_N,
+    ConfigurationResult,
+    PreparedPage,
+    choose_recall,
+    compare,
+    document_frequencies,
+    fit_ranker,
+    page_scores,
+    prepare,
+)
+from kwx.extractor import (
+    DEFAULT_DF,
+    DEFAULT_QUERYLOG,
+    DEFAULT_RANKER,
+    DEFAULT_RECALL,
+    KeywordExtractor,
+    PhraseStatistics,
+    ranker_recall,
+)
+from kwx.labelled import LabelledPage, read_labelled
+from kwx.ranker import KeywordRanker, shipped
+from kwx.tables import TableFile, save_tables
 
 app = typer.Typer(
-    help="Contextual-advertising keywords from web pages. Keyword extraction is not built "
-    "yet: this release ships template detection (see `denoise --help`).",
+    help="Contextual-advertising keywords from web pages, with their template blocks "
+    "removed first.",
+    no_args_is_help=True,
     add_completion=False,
+    pretty_exceptions_enable=False,
+    rich_markup_mode="markdown",
 )
+df_app = typer.Typer(help="Document-frequency tables.", no_args_is_help=True,
+                     rich_markup_mode="markdown")
+querylog_app = typer.Typer(help="Query-frequency tables from search logs.",
+                           no_args_is_help=True, rich_markup_mode="markdown")
+app.add_typer(df_app, name="df")
+app.add_typer(querylog_app, name="querylog")
+
+TopOption = Annotated[int, typer.Option("--top", "-n", min=1, help="Keywords per page.")]
+DenoiseOption = Annotated[bool, typer.Option(
+    "--denoise/--no-denoise", help="Remove the page's template blocks first (the shipped "
+    "template detector, or --detector).")]
+RecallOption = Annotated[float | None, typer.Option(
+    callback=_fraction, help="The detector's operating point: the share of an unseen site's "
+    "template blocks it should find (default: the recall the ranker was trained with; "
+    "Kołcz & Yih used 0.5).", show_default=False)]
+DetectorOption = Annotated[Path | None, typer.Option(
+    help="Template model from 'denoise train' (default: the shipped one).", show_default=False)]
+RankerOption = Annotated[Path | None, typer.Option(
+    "--model", "-m", help="Keyword ranker from 'kwx train' (default: the shipped one).",
+    show_default=False)]
+DfOption = Annotated[Path | None, typer.Option(
+    "--df", help="Document-frequency table from 'kwx df build' (default: the shipped one).",
+    show_default=False)]
+QuerylogOption = Annotated[Path | None, typer.Option(
+    "--querylog", help="Query table from 'kwx querylog build' (default: the shipped one).",
+    show_default=False)]
+JsonOption = Annotated[bool, typer.Option("--json", help="JSON lines on standard output.")]
+
+
+@app.callback()
+def _main() -> None:
+    """Contextual-advertising keywords from web pages, template blocks removed first."""
+
+
+def _fail(err: Console, error: Exception | str, code: int = 2) -> typer.Exit:
+    _say(err, f"error: {error}")
+    return typer.Exit(code)
+
+
+def _named(error: Exception, path: Path) -> str:
+    """An error about an output file, as one line naming it."""
+    if isinstance(error, OSError):
+        return f"{path}: cannot write ({error.strerror or error})"
+    return str(error)
+
+
+def _load_extractor(err: Console, *, model: Path | None, df: Path | None,
+                    querylog: Path | None, denoise: bool, detector: Path | None,
+                    recall: float | None) -> KeywordExtractor:
+    if not denoise and (detector is not None or recall is not None):
+        raise typer.BadParameter("--detector and --recall need --denoise")
+    try:
+        return KeywordExtractor.load(ranker=model, df=df, querylog=querylog, denoise=denoise,
+                                     detector=detector, recall=recall)
+    except DenoiseError as error:
+        raise _fail(err, error) from None
+
+
+@app.command("extract")
+def extract_command(
+    inputs: InputsArg,
+    top: TopOption = 10,
+    denoise: DenoiseOption = True,
+    recall: RecallOption = None,
+    df: DfOption = None,
+    querylog: QuerylogOption = None,
+    model: RankerOption = None,
+    detector: DetectorOption = None,
+    as_json: JsonOption = False,
+    out: Annotated[Path, typer.Option("--out", "-o", help="Write here instead of standard "
+                                      "output (atomically).")] = Path("-"),
+    max_bytes: MaxBytesOption = DEFAULT_MAX_BYTES,
+) -> None:
+    """Rank a page's advertising keywords.
+
+    The page's template blocks (navigation, footers, sidebars) are removed first,
+    candidate phrases of up to 5 words are scored by a logistic-regression ranker
+    over term, document and query-log frequencies and where and how each phrase is
+    written, and the best come out first.
+
+    One page prints `phrase<TAB>score` lines; several pages (or `--json`) print one
+    JSON line per page: `{"page", "url", "keywords": [{"phrase", "score", "count"}]}`.
+
+    Example: kwx extract page.html --top 5
+    """
+    err = Console(stderr=True)
+    extractor = _load_extractor(err, model=model, df=df, querylog=querylog, denoise=denoise,
+                                detector=detector, recall=recall)
+    single = (not as_json and len(inputs) == 1 and inputs[0] != "-"
+              and Path(inputs[0]).is_file()
+              and Path(inputs[0]).suffix.lower() in (".html", ".htm"))
+    skipped: list[str] = []
+    done = 0
+    started = time.process_time()
+    try:
+        with atomic_text(out) as stream, _progress(err) as progress:
+            task = progress.add_task("extracting keywords", total=None)
+            for page in _read(inputs, max_bytes, skipped, err):
+                try:
+                    keywords = extractor.extract(page, top)
+                except PageError as error:
+                    skipped.append(str(error))
+                    _say(err, f"skipped {error}")
+                    continue
+                done += 1
+                progress.advance(task)
+                if single:
+                    stream.write("".join(f"{k.phrase}\t{k.score:.3f}\n" for k in keywords))
+                else:
+                    stream.write(json.dumps({
+                        "page": page.id, "url": page.url,
+                        "keywords": [{"phrase": k.phrase, "score": round(k.score, 4),
+                                      "count": k.count} for k in keywords],
+                    }, ensure_ascii=False) + "\n")
+    except BrokenPipeError:  # a reader like `head` left: not an error
+        sys.stderr.close()
+        raise typer.Exit(0) from None
+    except (DenoiseError, OSError) as error:
+        raise _fail(err, _named(error, out), 1) from None
+    if not single or skipped:
+        _say(err, f"{done} pages, {len(skipped)} skipped, "
+             f"{time.process_time() - started:.1f} CPU seconds")
+    if not done:
+        raise typer.Exit(1)
+
+
+def _read_labelled(folder: Path, err: Console) -> list[LabelledPage]:
+    """The labelled pages of ``folder``; unreadable ones named on stderr and skipped."""
+    try:
+        pages = list(read_labelled(folder, on_skip=lambda item: _say(err, f"skipped {item}")))
+    except FileNotFoundError as error:
+        raise typer.BadParameter(str(error)) from None
+    if not pages:
+        _say(err, f"error: {folder}: no labelled pages (NAME.html beside NAME.key)")
+        raise typer.Exit(1)
+    return pages
+
+
+def _prepare(pages: list[LabelledPage], err: Console, detector: TemplateDetector | None,
+             what: str) -> list[PreparedPage]:
+    """Candidates of labelled pages, with a progress bar; pages that do not parse skipped."""
+    with _progress(err) as progress:
+        task = progress.add_task(f"reading {what}", total=len(pages))
+        prepared = prepare(pages, detector=detector, on_page=lambda _: progress.advance(task),
+                           on_error=lambda error: _say(err, f"skipped {error}"))
+    if not prepared:
+        _say(err, f"error: none of the {what} could be parsed")
+        raise typer.Exit(1)
+    return prepared
+
+
+def _base_detector(err: Console, denoise: bool, detector: Path | None,
+                   recall: float | None) -> TemplateDetector | None:
+    """The template detector (None without --denoise), not yet cut at a recall."""
+    if not denoise:
+        if detector is not None or recall is not None:
+            raise typer.BadParameter("--detector and --recall need --denoise")
+        return None
+    return _load_detector(err, detector)
+
+
+def _load_detector(err: Console, detector: Path | None) -> TemplateDetector:
+    try:
+        return TemplateDetector.load(detector)
+    except DenoiseError as error:
+        raise _fail(err, error) from None
+
+
+def _chosen_recall(err: Console, pages: list[LabelledPage], detector: TemplateDetector,
+                   statistics: Callable[[Sequence[PreparedPage]], PhraseStatistics],
+                   denoise_train: bool) -> float:
+    """choose_recall with a progress bar and its figures on stderr."""
+    tried: list[str] = []
+    with _progress(err) as progress:
+        task = progress.add_task("choosing the detector's recall (5-fold)",
+                                 total=len(RECALLS))
+
+        def done(recall: float, score: float) -> None:
+            tried.append(f"{recall}: {100 * score:.2f}")
+            progress.advance(task)
+
+        recall = choose_recall(pages, detector, statistics=statistics,
+                               denoise_train=denoise_train, on_recall=done)
+    _say(err, f"detector recall {recall} (mean top-N score in 5-fold cross-validation on the "
+         f"training pages: {', '.join(tried)})")
+    return recall
+
+
+def _statistics(err: Console, df: Path | None, querylog: Path | None) -> PhraseStatistics:
+    try:
+        return PhraseStatistics.load(df or shipped(DEFAULT_DF),
+                                     querylog or shipped(DEFAULT_QUERYLOG))
+    except DenoiseError as error:
+        raise _fail(err, error) from None
+
+
+@app.command("train")
+def train_command(
+    folder: Annotated[Path, typer.Argument(help="Labelled pages: NAME.html beside NAME.key "
+                                           "(one keyword a line).", show_default=False)],
+    out: Annotated[Path, typer.Option("--out", "-o", help="Where to write the ranker (.npz).")],
+    denoise: Annotated[bool, typer.Option(
+        "--denoise/--no-denoise", help="Remove template blocks from the training pages "
+        "first (Kołcz & Yih's DN_both; they found it does not help).")] = False,
+    recall: RecallOption = None,
+    detector: DetectorOption = None,
+    df: DfOption = None,
+    querylog: QuerylogOption = None,
+    c: Annotated[float, typer.Option("--C", min=1e-6, help="Inverse regularization "
+                                     "strength of the logistic regression.")] = 1.0,
+) -> None:
+    """Train the keyword ranker on labelled pages.
+
+    Every candidate phrase of every page is an example, positive when it is one of
+    the page's keywords (compared in lower case). The document-frequency and query
+    tables given here must be the ones used at extraction time.
+
+    With `--denoise` and no `--recall`, the detector's recall is chosen by 5-fold
+    cross-validation on the training pages and stored in the ranker: `kwx extract`
+    de-noises at that recall.
+
+    Example: kwx train bench/train --out ranker.npz --denoise
+    """
+    err = Console(stderr=True)
+    statistics = _statistics(err, df, querylog)
+    template = _base_detector(err, denoise, detector, recall)
+    labelled = _read_labelled(folder, err)
+    if template is not None:
+        if recall is None:
+            recall = _chosen_recall(err, labelled, template, lambda _: statistics, True)
+        template = template.at_recall(recall)
+    pages = _prepare(labelled, err, template, "training pages")
+    try:
+        ranker = fit_ranker(pages, statistics, KeywordRanker(C=c))
+    except ValueError as error:
+        raise _fail(err, error, 1) from None
+    try:
+        ranker.save(out, extra={"recall": recall, "training": {
+            "pages": len(pages), "denoise": denoise, "df": str(df or DEFAULT_DF),
+            "querylog": str(querylog or DEFAULT_QUERYLOG)}})
+    except OSError as error:
+        raise _fail(err, _named(error, out), 1) from None
+    weights = ", ".join(f"{name} {value:+.2f}" for name, value in sorted(
+        ranker.weights().items(), key=lambda item: -abs(item[1]))[:8])
+    _say(err, f"ranker written to {out}: {len(pages)} pages, {ranker.n_examples_} candidates; "
+         f"largest weights: {weights}")
+
+
+def _score_table(title: str, rows: list[tuple[str, np.ndarray, np.ndarray | None]],
+                 ns: tuple[int, ...]) -> Table:
+    table = Table(title=title, title_justify="left")
+    table.add_column("")
+    for n in ns:
+        table.add_column(f"Top{n}", justify="right")
+    for name, means, p_values in rows:
+        cells = [f"{100 * m:.2f}" + ("*" if p_values is not None and p < 0.05 else "")
+                 for m, p in zip(means, p_values if p_values is not None else means, strict=True)]
+        table.add_row(name, *cells)
+    return table
+
+
+@app.command("evaluate")
+def evaluate_command(
+    folder: Annotated[Path, typer.Argument(help="Labelled pages: NAME.html beside NAME.key.",
+                                           show_default=False)],
+    denoise: DenoiseOption = True,
+    recall: RecallOption = None,
+    detector: DetectorOption = None,
+    model: RankerOption = None,
+    df: DfOption = None,
+    querylog: QuerylogOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Top-N scores of a ranker on labelled pages.
+
+    Top-N score of a page = |A ∩ K_N| / min(|A|, N): A its keywords, K_N the N
+    best candidates (Yih et al. 2006), averaged over pages, for N = 1, 2, 3, 5, 10.
+
+    Example: kwx evaluate bench/test --no-denoise
+    """
+    err = Console(stderr=True)
+    try:
+        ranker, header = KeywordRanker.load(model or shipped(DEFAULT_RANKER))
+    except DenoiseError as error:
+        raise _fail(err, error) from None
+    statistics = _statistics(err, df, querylog)
+    template = _base_detector(err, denoise, detector, recall)
+    if template is not None:
+        template = template.at_recall(recall or ranker_recall(header))
+    pages = _prepare(_read_labelled(folder, err), err, template, "test pages")
+    means = page_scores(ranker, pages, statistics).mean(axis=0)
+    if as_json:
+        sys.stdout.write(json.dumps({"pages": len(pages), "denoise": denoise, **{
+            f"top{n}": round(float(m), 4) for n, m in zip(TOP_N, means, strict=True)}}) + "\n")
+        return
+    Console(width=100).print(_score_table(
+        f"{len(pages)} pages, {'de-noised' if denoise else 'as they are'}",
+        [("kwx", means, None)], TOP_N))
+
+
+@app.command("compare")
+def compare_command(
+    train: Annotated[Path, typer.Option(help="Labelled training pages (the paper's IA).")],
+    test: Annotated[Path, typer.Option(help="Labelled test pages from other sites (MSN).")],
+    recall: RecallOption = None,
+    detector: DetectorOption = None,
+    querylog: QuerylogOption = None,
+    other_df: Annotated[Path | None, typer.Option(
+        help="DF table of another collection for the other-DF row (default: the shipped "
+        "one).", show_default=False)] = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Kołcz & Yih's Tables 1 and 2: does removing templates help keyword extraction
+    on pages of sites the ranker never saw?
+
+    ORD trains and tests on pages as they are, DF from the training pages; DN
+    removes the test pages' templates; DF takes document frequencies from training
+    and test pages; DN-DF both; DN_both and DN-DF_both also de-noise the training
+    pages; other-DF takes DF from another collection. `*` marks a significant
+    difference from ORD (two-tailed paired t-test, 95%). Without `--recall` the
+    detector's recall is chosen by cross-validation on the training pages alone.
+
+    Example: kwx compare --train bench/train --test bench/test
+    """
+    err = Console(stderr=True)
+    base = _load_detector(err, detector)
+    try:
+        tables = TableFile.load(querylog or shipped(DEFAULT_QUERYLOG),
+                                ["query", "query_part"]).tables
+        other = TableFile.load(other_df or shipped(DEFAULT_DF), ["documents"]).tables
+    except DenoiseError as error:
+        raise _fail(err, error) from None
+    labelled_train, labelled_test = _read_labelled(train, err), _read_labelled(test, err)
+    if recall is None:
+        recall = _chosen_recall(err, labelled_train, base, lambda pages: PhraseStatistics(
+            document_frequencies(pages), tables["query"], tables["query_part"]), False)
+    template = base.at_recall(recall)
+    train_pages = {False: _prepare(labelled_train, err, None, "training pages"),
+                   True: _prepare(labelled_train, err, template, "training pages, de-noised")}
+    test_pages = {False: _prepare(labelled_test, err, None, "test pages"),
+                  True: _prepare(labelled_test, err, template, "test pages, de-noised")}
+    results = compare(train_pages, test_pages, queries=tables["query"],
+                      query_parts=tables["query_part"], other_df=other["documents"])
+    _print_comparison(results, len(train_pages[False]), len(test_pages[False]), as_json)
+
+
+def _print_comparison(results: list[ConfigurationResult], n_train: int, n_test: int,
+                      as_json: bool) -> None:
+    if as_json:
+        for result in results:
+            sys.stdout.write(json.dumps({
+                "configuration": result.configuration.name, "train_pages": n_train,
+                "test_pages": n_test,
+                **{f"top{n}": round(float(m), 4) for n, m in zip(TOP_N, result.means,
+                                                                  strict=True)},
+                **{f"p_top{n}": round(float(p), 5) for n, p in zip(TOP_N, result.p_values,
+                                                                    strict=True)},
+            }) + "\n")
+        return
+    names = [c.name for c in CONFIGURATIONS]
+    first = [r for r in results if names.index(r.configuration.name) < 4]
+    second = [r for r in results if names.index(r.configuration.name) >= 4]
+    console = Console(width=100)
+    for title, group in ((f"Table 1 ({n_train} training, {n_test} test pages; * = "
+                          "significant against ORD)", first), ("Table 2", second)):
+        if group:
+            console.print(_score_table(title, [(r.configuration.name, r.means, r.p_values)
+                                               for r in group], TOP_N))
+    baseline = results[0].means
+    gains = ", ".join(f"{r.configuration.name} {100 * (r.means[-1] / baseline[-1] - 1):+.1f}%"
+                      for r in results[1:] if baseline[-1] > 0)
+    console.print(f"Top10 relative to ORD: {gains}", markup=False, highlight=False)
+
+
+@df_app.command("build")
+def df_build_command(
+    inputs: InputsArg,
+    out: Annotated[Path, typer.Option("--out", "-o", help="Where to write the table (.npz).")],
+    min_df: Annotated[int, typer.Option(min=1, help="Leave out phrases on fewer pages.")] = 1,
+    denoise: Annotated[bool, typer.Option(
+        "--denoise/--no-denoise", help="Count only the pages' content (templates removed).")
+    ] = False,
+    recall: RecallOption = None,
+    detector: DetectorOption = None,
+    max_bytes: MaxBytesOption = DEFAULT_MAX_BYTES,
+) -> None:
+    """Count on how many pages each candidate phrase occurs.
+
+    Stores 64-bit phrase hashes and counts only (no text): about 12 bytes a phrase.
+
+    Example: kwx df build pages/ --out df.npz --min-df 2
+    """
+    err = Console(stderr=True)
+    template = _base_detector(err, denoise, detector, recall)
+    if template is not None:
+        template = template.at_recall(recall or DEFAULT_RECALL)
+    skipped: list[str] = []
+    started = time.process_time()
+    with _progress(err) as progress:
+        task = progress.add_task("counting phrases", total=None)
+        table = document_frequency(_read(inputs, max_bytes, skipped, err), detector=template,
+                                   min_df=min_df, on_page=lambda _: progress.advance(task),
+                                   on_error=_skipper(skipped, err))
+    if not table.total:
+        _say(err, "error: no pages read")
+        raise typer.Exit(1)
+    try:
+        save_tables(out, {"documents": table}, {"inputs": [str(i) for i in inputs],
+                                                "min_df": min_df, "denoise": denoise})
+    except OSError as error:
+        raise _fail(err, _named(error, out), 1) from None
+    _say(err, f"table written to {out}: {len(table)} phrases over {table.total} pages, "
+         f"{len(skipped)} skipped, {time.process_time() - started:.1f} CPU seconds")
+
+
+@querylog_app.command("build")
+def querylog_build_command(
+    files: Annotated[list[Path], typer.Argument(
+        help="Query logs: `id:query`, `id<TAB>query` or `query<TAB>answers` lines.",
+        show_default=False)],
+    out: Annotated[Path, typer.Option("--out", "-o", help="Where to write the table (.npz).")],
+    min_count: Annotated[int, typer.Option(min=1, help="Leave out rarer phrases.")] = 1,
+) -> None:
+    """Count how often each phrase is a whole query, and in how many queries it occurs.
+
+    A log sampled with repeats (TREC Terabyte 2005) gives real query frequencies.
+
+    Example: kwx querylog build trec-terabyte05-efficiency.txt --out queries.npz
+    """
+    err = Console(stderr=True)
+    missing = [str(f) for f in files if not f.is_file()]
+    if missing:
+        raise typer.BadParameter(f"no such file: {', '.join(missing)}")
+
+    def queries() -> Iterator[str]:
+        for path in files:
+            yield from read_queries(path)
+
+    started = time.process_time()
+    with _progress(err) as progress:
+        progress.add_task("counting queries", total=None)
+        whole, parts = query_frequency(queries(), min_count=min_count)
+    if not whole.total:
+        _say(err, "error: no queries read")
+        raise typer.Exit(1)
+    try:
+        save_tables(out, {"query": whole, "query_part": parts},
+                    {"files": [f.name for f in files], "min_count": min_count})
+    except OSError as error:
+        raise _fail(err, _named(error, out), 1) from None
+    _say(err, f"table written to {out}: {whole.total} queries, {len(whole)} distinct, "
+         f"{len(parts)} phrases, {time.process_time() - started:.1f} CPU seconds")
 
 
 @app.command()

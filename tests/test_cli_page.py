@@ -10,7 +10,7 @@ from typer.testing import CliRunner
 
 from denoise.cli import app
 from denoise.detector import TemplateDetector
-from denoise.model import default_model_path
+from denoise.model import TemplateModel, default_model_path
 from denoise.reader import Skipped, read_pages
 
 runner = CliRunner()
@@ -111,6 +111,24 @@ def test_train_leaves_out_sites_with_too_few_pages(sites, tmp_path):
                                  "--folds", "2", "--min-pages", "7"])
     assert result.exit_code == 1
     assert "0 sites with labels" in result.stderr
+
+
+def test_train_can_leave_out_a_site_family(sites, tmp_path):
+    held_out = generated_site(0, 1)[0].site  # www.acme.com: given as another of its hosts
+    extra = generated_site(len(TRAIN_SITES), 6)  # a 7th site, so folds keep 3 sites to learn
+    write_site(tmp_path / "more" / extra[0].site, extra)
+    out = tmp_path / "model.npz"
+    result = run(["train", str(sites), str(tmp_path / "more"), "--out", str(out), "--folds",
+                  "2", "--min-pages", "3", "--exclude-site", "news.acme.com",
+                  "--exclude-site", "nowhere.example"])
+    assert result.exit_code == 0, result.output
+    assert "excluded 6 pages of 1 site(s)" in result.stderr
+    assert held_out in result.stderr  # named as excluded ...
+    assert held_out not in result.stdout  # ... and absent from the cross-site report
+    assert generated_site(1, 1)[0].site in result.stdout
+    assert "6 sites" in result.stderr
+    _, header = TemplateModel.load(out)
+    assert header["training"]["excluded_families"] == ["acme", "nowhere"]
 
 
 # --- apply ----------------------------------------------------------------------------

@@ -1,14 +1,13 @@
 """The page-level block classifier: learns templates across sites, saves and loads safely."""
 
 import io
-import json
-import os
 import pickle
 import zipfile
 from pathlib import Path
 
 import numpy as np
 import pytest
+from npzfiles import Tripwire, arrays_of, npz_bytes, replaced, with_header
 from sitegen import generated_site, labelled_pages
 from sklearn.ensemble import RandomForestClassifier
 
@@ -127,35 +126,8 @@ def test_saving_is_atomic_and_leaves_no_temporary_files(tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["model.npz"]
 
 
-def _arrays(path: Path) -> dict[str, np.ndarray]:
-    with np.load(path, allow_pickle=False) as data:
-        return {name: data[name] for name in data.files}
-
-
-def _npz(arrays: dict[str, np.ndarray]) -> bytes:
-    buffer = io.BytesIO()
-    np.savez(buffer, **arrays)
-    return buffer.getvalue()
-
-
-def _with_header(path: Path, **changes: object) -> bytes:
-    arrays = _arrays(path)
-    header = json.loads(arrays["header"].tobytes())
-    header.update(changes)
-    arrays["header"] = np.frombuffer(json.dumps(header).encode(), dtype=np.uint8)
-    return _npz(arrays)
-
-
 def _without(path: Path, name: str) -> bytes:
-    arrays = _arrays(path)
-    del arrays[name]
-    return _npz(arrays)
-
-
-def _replaced(path: Path, name: str, value: np.ndarray) -> bytes:
-    arrays = _arrays(path)
-    arrays[name] = value
-    return _npz(arrays)
+    return replaced(path, name, None)
 
 
 def _zip_without_header(_: Path) -> bytes:
@@ -172,15 +144,15 @@ BAD_FILES = {
     "truncated end": lambda good: good.read_bytes()[:-10],
     "zip without header": _zip_without_header,
     "npz without header": lambda good: _without(good, "header"),
-    "header not json": lambda good: _replaced(good, "header", np.frombuffer(b"{oops", np.uint8)),
-    "header of floats": lambda good: _replaced(good, "header", np.array([1.5, 2.5])),
-    "another kind": lambda good: _with_header(good, kind="someone-elses-model"),
-    "wrong format version": lambda good: _with_header(good, format_version=FORMAT_VERSION + 1),
-    "wrong feature list": lambda good: _with_header(good, features=[*FEATURE_NAMES[:-1], "x"]),
-    "unknown classifier": lambda good: _with_header(good, params={"classifier": "svm"}),
+    "header not json": lambda good: replaced(good, "header", np.frombuffer(b"{oops", np.uint8)),
+    "header of floats": lambda good: replaced(good, "header", np.array([1.5, 2.5])),
+    "another kind": lambda good: with_header(good, kind="someone-elses-model"),
+    "wrong format version": lambda good: with_header(good, format_version=FORMAT_VERSION + 1),
+    "wrong feature list": lambda good: with_header(good, features=[*FEATURE_NAMES[:-1], "x"]),
+    "unknown classifier": lambda good: with_header(good, params={"classifier": "svm"}),
     "missing coefficients": lambda good: _without(good, "coef"),
-    "coefficients too short": lambda good: _replaced(good, "coef", np.zeros(3)),
-    "object array inside": lambda good: _replaced(good, "coef", np.array([1, None], dtype=object)),
+    "coefficients too short": lambda good: replaced(good, "coef", np.zeros(3)),
+    "object array inside": lambda good: replaced(good, "coef", np.array([1, None], dtype=object)),
     "plain pickle": lambda good: pickle.dumps({"coef": [1.0, 2.0]}),
 }
 
@@ -197,8 +169,8 @@ def test_unusable_model_files_raise_model_error_naming_the_file(make, saved_logi
 
 def test_model_error_messages_say_what_is_wrong(saved_logistic, tmp_path):
     cases = {
-        "format": _with_header(saved_logistic, format_version=FORMAT_VERSION + 1),
-        "features": _with_header(saved_logistic, features=["log_chars"]),
+        "format": with_header(saved_logistic, format_version=FORMAT_VERSION + 1),
+        "features": with_header(saved_logistic, features=["log_chars"]),
         "no header": _without(saved_logistic, "header"),
     }
     for words, content in cases.items():
@@ -210,19 +182,9 @@ def test_model_error_messages_say_what_is_wrong(saved_logistic, tmp_path):
 
 def test_a_missing_model_file_is_named(tmp_path):
     path = tmp_path / "nowhere" / "model.npz"
-    with pytest.raises(ModelError, match="no such model file") as caught:
+    with pytest.raises(ModelError, match="no such template model file") as caught:
         TemplateModel.load(path)
     assert caught.value.source == str(path)
-
-
-class Tripwire:
-    """Unpickling this makes a directory: proof that a file was unpickled."""
-
-    def __init__(self, path: str) -> None:
-        self.path = path
-
-    def __reduce__(self):
-        return os.mkdir, (self.path,)
 
 
 def test_a_pickled_file_is_refused_and_never_unpickled(tmp_path):
@@ -353,28 +315,28 @@ def saved_forest(tmp_path_factory):
 
 def _forest_cycle(good: Path) -> bytes:
     """Children stored as floats that truncate onto their parent: a walk that never ends."""
-    arrays = _arrays(good)
+    arrays = arrays_of(good)
     roots = arrays["forest_roots"]
     left = arrays["forest_left"].astype(np.float64)
     left[roots] = roots + 0.5
     arrays["forest_left"] = left
-    return _npz(arrays)
+    return npz_bytes(arrays)
 
 
 def _forest_backwards(good: Path) -> bytes:
-    arrays = _arrays(good)
+    arrays = arrays_of(good)
     internal = np.flatnonzero(arrays["forest_feature"] >= 0)
     arrays["forest_right"][internal[-1]] = internal[-1]
-    return _npz(arrays)
+    return npz_bytes(arrays)
 
 
 BAD_FORESTS = {
     "float child indices": _forest_cycle,
     "a child pointing at itself": _forest_backwards,
-    "leaf values beyond 1": lambda good: _replaced(good, "forest_value", np.full(
-        len(_arrays(good)["forest_value"]), 7.0, dtype=np.float32)),
-    "feature out of range": lambda good: _replaced(good, "forest_feature", np.full(
-        len(_arrays(good)["forest_feature"]), 10_000, dtype=np.int32)),
+    "leaf values beyond 1": lambda good: replaced(good, "forest_value", np.full(
+        len(arrays_of(good)["forest_value"]), 7.0, dtype=np.float32)),
+    "feature out of range": lambda good: replaced(good, "forest_feature", np.full(
+        len(arrays_of(good)["forest_feature"]), 10_000, dtype=np.int32)),
 }
 
 

@@ -1,5 +1,6 @@
 import denoise
 import denoise.site
+import kwx
 
 
 def isort_key(name: str) -> tuple[int, str]:
@@ -8,7 +9,7 @@ def isort_key(name: str) -> tuple[int, str]:
 
 
 def test_public_names_are_exported_sorted_and_importable():
-    for package in (denoise, denoise.site):
+    for package in (denoise, denoise.site, kwx):
         assert package.__all__ == sorted(package.__all__, key=isort_key)
         for name in package.__all__:
             assert getattr(package, name) is not None, name

@@ -1,0 +1,92 @@
+"""Candidate phrases of a document, each with the per-page counts its features need.
+
+Yih, Goodman & Carvalho (2006) built one example per candidate phrase of a page
+(their "monolithic" combiner): its occurrences are pooled, and the features say how
+often, where first, how written, and in which parts of the page it occurs. We do
+the same, with every count taken over the phrase's occurrences by one
+``np.unique`` and a few ``bincount`` calls.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from kwx.document import KeywordDocument
+from kwx.text import MAX_WORDS, occurrences, phrase_hashes, words
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Candidates:
+    """A document's distinct candidate phrases; arrays line up with ``hashes``."""
+
+    document: KeywordDocument
+    hashes: np.ndarray  # uint64: the phrase (see kwx.text)
+    lengths: np.ndarray  # int64: words
+    tf: np.ndarray  # int64: occurrences in the kept text
+    first: np.ndarray  # int64: word index of the first occurrence
+    spans: np.ndarray  # int64 (n, 2): characters of the first occurrence in the text
+    capitalized: np.ndarray  # float64: share of occurrences with every word capitalized
+    upper: np.ndarray  # float64: share in ALL CAPS
+    anchor: np.ndarray  # float64: share of occurrences wholly inside anchor text
+    heading: np.ndarray  # float64: share wholly inside headings
+    template: np.ndarray  # float64: mean template score of the occurrences' blocks
+    stop_inside: np.ndarray  # bool: a stop word between its first and last word
+    in_title: np.ndarray  # bool
+    in_meta_keywords: np.ndarray  # bool
+    in_meta_description: np.ndarray  # bool
+    n_words: int  # words in the kept text
+
+    def __len__(self) -> int:
+        return len(self.hashes)
+
+    def phrase(self, index: int) -> str:
+        """Candidate ``index`` as first written on the page."""
+        a, b = self.spans[index].tolist()
+        return " ".join(self.document.text[a:b].split())
+
+
+def find_candidates(document: KeywordDocument, max_words: int = MAX_WORDS) -> Candidates:
+    """The candidate phrases of ``document`` with their occurrence statistics."""
+    found = words(document.text)
+    occ = occurrences(found, max_words)
+    hashes, first_index, inverse, tf = np.unique(
+        occ.hashes, return_index=True, return_inverse=True, return_counts=True)
+    n = len(hashes)
+    first_word = occ.first[first_index]
+    lengths = occ.lengths[first_index]
+    last_word = first_word + lengths - 1
+    spans = np.stack([found.starts[first_word], found.ends[last_word]], axis=1) if n else \
+        np.zeros((0, 2), dtype=np.int64)
+
+    # per-word flags, then per occurrence: all its words (prefix sums over the words)
+    chunk = document.chunk_of(found.starts)
+    last_of_occ = occ.first + occ.lengths - 1
+
+    def share_all(flags: np.ndarray) -> np.ndarray:
+        prefix = np.concatenate(([0], np.cumsum(flags)))
+        every = (prefix[last_of_occ + 1] - prefix[occ.first]) == occ.lengths
+        return np.bincount(inverse, weights=every, minlength=n) / np.maximum(tf, 1)
+
+    inner_stops = np.concatenate(([0], np.cumsum(found.stop)))
+    stop_inside = (inner_stops[last_word + 1] - inner_stops[first_word]) > 0
+
+    def pooled(per_chunk: np.ndarray) -> np.ndarray:
+        """Mean over occurrences of a per-chunk value, read at each occurrence's first
+        word (a phrase never leaves its block, and the value is the block's)."""
+        values = per_chunk[chunk[occ.first]] if len(chunk) else np.zeros(0)
+        return np.bincount(inverse, weights=values, minlength=n) / np.maximum(tf, 1)
+
+    def present(text: str) -> np.ndarray:
+        return np.isin(hashes, phrase_hashes(text, max_words)) if text else np.zeros(n, bool)
+
+    return Candidates(
+        document=document, hashes=hashes, lengths=lengths, tf=tf, first=first_word,
+        spans=spans, capitalized=share_all(found.capitalized), upper=share_all(found.upper),
+        anchor=share_all(document.chunk_link[chunk] if len(chunk) else found.stop),
+        heading=share_all(document.chunk_heading[chunk] if len(chunk) else found.stop),
+        template=pooled(document.chunk_template), stop_inside=stop_inside,
+        in_title=present(document.title), in_meta_keywords=present(document.meta_keywords),
+        in_meta_description=present(document.meta_description), n_words=len(found),
+    )

@@ -1,0 +1,101 @@
+"""A page as the keyword extractor sees it: its kept text, where that text came from
+(anchor, heading, a block's template score), and the page's title and meta tags.
+
+One parse per page. Without a detector every block of the page's body is kept and
+every template score is 0; with one, the blocks it calls template at its operating
+point are removed (Kołcz & Yih's DN) and the kept text carries each block's
+smoothed score, a feature the ranker may use.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from denoise.blocks import index_dom, segment_dom
+from denoise.detector import TemplateDetector
+from denoise.features import SCHEME, markup_stats, page_features
+from denoise.html import parse_html
+from denoise.page import Page
+
+_HEADINGS = frozenset("h1 h2 h3 h4 h5 h6".split())
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class KeywordDocument:
+    """The text keywords are taken from, chunk by chunk.
+
+    ``text`` joins the kept chunks: one space inside a block, a line break between
+    blocks (a break no phrase crosses). Per-chunk arrays line up with ``chunk_starts``.
+    """
+
+    page: Page
+    text: str
+    chunk_starts: np.ndarray  # int64: offset of each kept chunk in ``text``
+    chunk_link: np.ndarray  # bool: anchor text
+    chunk_heading: np.ndarray  # bool: inside h1-h6
+    chunk_template: np.ndarray  # float64: the block's template score (0 without a detector)
+    title: str
+    meta_keywords: str
+    meta_description: str
+    removed_chars: int  # characters of body text removed as template
+
+    def chunk_of(self, offsets: np.ndarray) -> np.ndarray:
+        """The kept chunk holding each character offset of ``text``."""
+        return np.maximum(np.searchsorted(self.chunk_starts, offsets, side="right") - 1, 0)
+
+
+def read_document(page: Page, detector: TemplateDetector | None = None) -> KeywordDocument:
+    """Parse ``page`` once and keep its body text, without the template blocks when a
+    ``detector`` is given."""
+    root = parse_html(page.html, page.id)
+    dom = index_dom(root)
+    blocks = segment_dom(page, dom, SCHEME)
+    in_body = blocks.chunk_block >= 0
+    if detector is None:
+        keep = in_body
+        template = np.zeros(len(blocks.chunk_block))
+    else:
+        scores = detector.score_features(page_features(dom, blocks, markup_stats(root)))
+        keep = scores.content_chunks()
+        template = np.append(scores.block_scores, 0.0)[blocks.chunk_block]
+    kept = np.flatnonzero(keep)
+    starts, ends = blocks.chunk_starts, blocks.chunk_ends
+    lengths = (ends - starts)[kept]
+    owners = blocks.chunk_block[kept]
+    new_block = np.ones(len(kept), dtype=bool)
+    new_block[1:] = owners[1:] != owners[:-1]
+    offsets = np.zeros(len(kept), dtype=np.int64)
+    if len(kept):
+        offsets[1:] = np.cumsum(lengths[:-1] + 1)
+    pieces: list[str] = []
+    source = blocks.text
+    for k, (a, b) in enumerate(zip(starts[kept].tolist(), ends[kept].tolist(), strict=True)):
+        if k:
+            pieces.append("\n" if new_block[k] else " ")
+        pieces.append(source[a:b])
+    tags = np.array([tag in _HEADINGS for tag in blocks.vocab] + [False])
+    heading = tags[np.where(owners >= 0, blocks.tag_ids[owners], -1)]
+    removed = int(((ends - starts)[in_body & ~keep]).sum())
+    title, keywords, description = _head_texts(root)
+    return KeywordDocument(page=page, text="".join(pieces), chunk_starts=offsets,
+                           chunk_link=blocks.chunk_in_link[kept], chunk_heading=heading,
+                           chunk_template=template[kept].astype(np.float64), title=title,
+                           meta_keywords=keywords, meta_description=description,
+                           removed_chars=removed)
+
+
+def _head_texts(root) -> tuple[str, str, str]:
+    """The page's ``<title>`` (in its head: an inline SVG's title is not the page's)
+    and its meta keywords and description."""
+    element = root.find("head/title") if root.tag == "html" else root.find(".//head/title")
+    title = " ".join((element.text or "").split()) if element is not None else ""
+    keywords = description = ""
+    for meta in root.iter("meta"):
+        name = (meta.get("name") or meta.get("property") or "").strip().lower()
+        if name == "keywords" and not keywords:
+            keywords = meta.get("content") or ""
+        elif name in ("description", "og:description") and not description:
+            description = meta.get("content") or ""
+    return title, keywords, description

@@ -1,0 +1,145 @@
+"""Ranked advertising keywords for a page: de-noise, find candidates, score, sort.
+
+The defaults ship with the toolkit (``corpora/data``): a ranker trained by
+``kwx train --denoise`` on the cross-domain benchmark's training pages, a
+document-frequency table and a query-log table. The template detector is the
+shipped default of :mod:`denoise`, cut at the recall the ranker was trained with
+(stored in its file: chosen by cross-validation on its training pages, see
+:func:`kwx.evaluation.choose_recall`), or at the recall the caller asks for.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from typing import Self
+
+import numpy as np
+
+from denoise.detector import TemplateDetector
+from denoise.page import Page
+from kwx.candidates import Candidates, find_candidates
+from kwx.document import read_document
+from kwx.features import candidate_features
+from kwx.ranker import KeywordRanker, shipped
+from kwx.tables import PhraseTable, TableFile
+from kwx.text import MAX_WORDS
+
+DEFAULT_RANKER = "kwx-ranker.npz"
+DEFAULT_DF = "kwx-df.npz"
+DEFAULT_QUERYLOG = "kwx-querylog.npz"
+#: Template recall of the detector when the ranker stores none (Kołcz & Yih 5.2 used 50%).
+DEFAULT_RECALL = 0.5
+
+PathLike = str | os.PathLike[str]
+
+
+def ranker_recall(header: dict[str, object]) -> float:
+    """The detector recall a ranker's header records (:data:`DEFAULT_RECALL` if none)."""
+    recall = header.get("recall")
+    return float(recall) if isinstance(recall, int | float) and 0 < recall <= 1 \
+        else DEFAULT_RECALL
+
+
+@dataclass(frozen=True, slots=True)
+class Keyword:
+    """One ranked keyword of a page."""
+
+    phrase: str  # as first written on the page
+    score: float  # the ranker's probability that it is a keyword
+    count: int  # occurrences in the kept text
+
+
+@dataclass(frozen=True, slots=True)
+class PhraseStatistics:
+    """The collection statistics features look up: document and query frequencies."""
+
+    documents: PhraseTable | None = None
+    queries: PhraseTable | None = None
+    query_parts: PhraseTable | None = None
+
+    @classmethod
+    def load(cls, df: PathLike | None, querylog: PathLike | None) -> Self:
+        """Tables from a DF file and a query-log file (either may be None)."""
+        documents = TableFile.load(df, ["documents"]).tables["documents"] if df else None
+        queries = query_parts = None
+        if querylog:
+            tables = TableFile.load(querylog, ["query", "query_part"]).tables
+            queries, query_parts = tables["query"], tables["query_part"]
+        return cls(documents, queries, query_parts)
+
+    def features(self, candidates: Candidates) -> np.ndarray:
+        """The candidates' feature matrix with these tables."""
+        return candidate_features(candidates, documents=self.documents, queries=self.queries,
+                                  query_parts=self.query_parts)
+
+
+@dataclass(frozen=True, slots=True)
+class ScoredCandidates:
+    """A page's candidates with the ranker's scores, best first on demand."""
+
+    candidates: Candidates
+    scores: np.ndarray  # float64 per candidate
+
+    def top(self, n: int) -> list[Keyword]:
+        """The ``n`` best candidates (ties: earlier on the page first)."""
+        order = np.lexsort((self.candidates.first, -self.scores))[:n]
+        return [Keyword(self.candidates.phrase(i), float(self.scores[i]),
+                        int(self.candidates.tf[i])) for i in order.tolist()]
+
+    def ranked_hashes(self, n: int) -> np.ndarray:
+        """The hashes of the ``n`` best candidates (for evaluation)."""
+        order = np.lexsort((self.candidates.first, -self.scores))[:n]
+        return self.candidates.hashes[order]
+
+
+class KeywordExtractor:
+    """Scores a page's candidate phrases with a trained :class:`KeywordRanker`.
+
+    Parameters
+    ----------
+    ranker : the trained ranker.
+    statistics : DF and query-log tables (the ones the ranker was trained with).
+    detector : template detector run first (DN); None keeps the whole page.
+    max_words : longest candidate phrase.
+    """
+
+    def __init__(self, ranker: KeywordRanker, *, statistics: PhraseStatistics,
+                 detector: TemplateDetector | None = None, max_words: int = MAX_WORDS) -> None:
+        if not (isinstance(max_words, int) and 1 <= max_words <= 10):
+            raise ValueError(f"max_words must be an integer in [1, 10], got {max_words!r}")
+        self.ranker = ranker
+        self.statistics = statistics
+        self.detector = detector
+        self.max_words = max_words
+
+    @classmethod
+    def load(cls, *, ranker: PathLike | None = None, df: PathLike | None = None,
+             querylog: PathLike | None = None, denoise: bool = True,
+             detector: PathLike | None = None, recall: float | None = None) -> Self:
+        """An extractor from files; None means the shipped default of each. ``recall``
+        is the detector's operating point (None: the one the ranker was trained with,
+        else :data:`DEFAULT_RECALL`)."""
+        model, header = KeywordRanker.load(ranker or shipped(DEFAULT_RANKER))
+        if recall is None:
+            recall = ranker_recall(header)
+        statistics = PhraseStatistics.load(df or shipped(DEFAULT_DF),
+                                           querylog or shipped(DEFAULT_QUERYLOG))
+        template = None
+        if denoise:
+            template = TemplateDetector.load(detector)
+            template = template.at_recall(recall)
+        return cls(model, statistics=statistics, detector=template)
+
+    def candidates(self, page: Page) -> Candidates:
+        """The page's candidates (de-noised first when there is a detector)."""
+        return find_candidates(read_document(page, self.detector), self.max_words)
+
+    def score(self, page: Page) -> ScoredCandidates:
+        """Every candidate of ``page`` with its score."""
+        found = self.candidates(page)
+        return ScoredCandidates(found, self.ranker.predict_proba(self.statistics.features(found)))
+
+    def extract(self, page: Page, top: int = 10) -> list[Keyword]:
+        """The ``top`` best keywords of ``page``, best first."""
+        return self.score(page).top(top)

@@ -1,0 +1,64 @@
+"""One feature row per candidate phrase (Yih, Goodman & Carvalho 2006, as Kołcz & Yih
+used them: without the linguistic and URL features).
+
+- information retrieval: term frequency (log, and as a share of the page's words),
+  document frequency as ``idf = log((N + 1) / (df + 1))``, their product, unseen;
+- query log: how often the phrase is a whole query, and in how many queries it
+  occurs (log counts, and the latter as a share of the log);
+- where it occurs: in the title, meta keywords, meta description; the share of its
+  occurrences in anchor text and in headings; the position of its first occurrence
+  (share of the page's words before it, and its log);
+- how it is written: share of occurrences capitalized, and in capitals;
+- its shape: words, single word, a stop word inside ("bank of america");
+- the template score of its blocks when the page was de-noised (0 otherwise).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from kwx.candidates import Candidates
+from kwx.tables import PhraseTable
+
+FEATURE_NAMES = (
+    "log_tf", "tf_share", "idf", "tf_idf", "df_unseen",
+    "log_query", "log_query_part", "query_part_share",
+    "in_title", "in_meta_keywords", "in_meta_description", "anchor_share", "heading_share",
+    "first_position", "log_first",
+    "capitalized", "all_caps",
+    "words", "single_word", "stop_inside",
+    "template_score",
+)
+
+
+def candidate_features(candidates: Candidates, *, documents: PhraseTable | None,
+                       queries: PhraseTable | None,
+                       query_parts: PhraseTable | None) -> np.ndarray:
+    """The feature matrix (candidates x FEATURE_NAMES), float64. A missing table
+    gives zero columns (so a ranker trained with it is not fooled into weighing them)."""
+    c = candidates
+    n = len(c)
+    log_tf = np.log1p(c.tf)
+    if documents is not None:
+        df = documents.lookup(c.hashes)
+        idf = np.log((documents.total + 1.0) / (df + 1.0))
+        unseen = df == 0
+    else:
+        idf, unseen = np.zeros(n), np.zeros(n, bool)
+    query = queries.lookup(c.hashes) if queries is not None else np.zeros(n)
+    if query_parts is not None:
+        part = query_parts.lookup(c.hashes)
+        part_share = part / max(query_parts.total, 1)
+    else:
+        part, part_share = np.zeros(n), np.zeros(n)
+    columns = (
+        log_tf, c.tf / max(c.n_words, 1), idf, log_tf * idf, unseen,
+        np.log1p(query), np.log1p(part), np.sqrt(part_share),
+        c.in_title, c.in_meta_keywords, c.in_meta_description, c.anchor, c.heading,
+        c.first / max(c.n_words, 1), np.log1p(c.first),
+        c.capitalized, c.upper,
+        c.lengths, c.lengths == 1, c.stop_inside,
+        c.template,
+    )
+    return np.column_stack([np.asarray(column, dtype=np.float64) for column in columns]) \
+        if n else np.zeros((0, len(FEATURE_NAMES)))

@@ -1,0 +1,837 @@
+"""kwx from Python: phrases and their hashes, phrase tables, documents and candidates,
+the ranker, the evaluation and the query-log reader."""
+
+import io
+import pickle
+import re
+import shutil
+import warnings
+import zipfile
+from collections import Counter
+from pathlib import Path
+
+import numpy as np
+import pytest
+from kwxpages import GARDEN, garden_page, write_labelled
+from npzfiles import Tripwire, arrays_of, replaced, with_header
+from spacy.lang.en.stop_words import STOP_WORDS
+
+from denoise.arrayfile import ModelError
+from denoise.detector import TemplateDetector
+from denoise.model import default_model_path
+from denoise.page import Page
+from kwx.build import document_frequency, query_frequency, read_queries
+from kwx.candidates import find_candidates
+from kwx.document import read_document
+from kwx.evaluation import (
+    CONFIGURATIONS,
+    TOP_N,
+    PreparedPage,
+    compare,
+    document_frequencies,
+    fit_ranker,
+    page_scores,
+    paired_p_values,
+    prepare,
+    top_n_scores,
+)
+from kwx.extractor import KeywordExtractor, PhraseStatistics
+from kwx.features import FEATURE_NAMES, candidate_features
+from kwx.labelled import read_labelled
+from kwx.ranker import KeywordRanker
+from kwx.tables import PhraseCounter, PhraseTable, TableFile, save_tables
+from kwx.text import (
+    MAX_WORDS,
+    hash_check,
+    key_hash,
+    normal_form,
+    occurrences,
+    phrase_hashes,
+    words,
+)
+
+SHOP = Path(__file__).resolve().parent.parent / "examples" / "shop"
+
+
+@pytest.fixture(scope="module")
+def detector():
+    """The shipped template detector at Kołcz & Yih's operating point (recall 0.5)."""
+    return TemplateDetector.load().at_recall(0.5)
+
+
+# --- kwx.text ---------------------------------------------------------------------------
+
+TEXT = (
+    "The 3-Day Festival of the Sun starts on Friday. Tickets, food and drink: all included!\n"
+    "Bank of America sponsors the e-mail newsletter (weekly) and the \"Early Bird\" offer; "
+    "rock - paper - scissors for the kids.\nNew York Stock-Exchange opens at nine\n"
+    "Cheap flights to Paris and cheap hotels in Rome"
+)
+
+
+def spans(text: str, max_words: int = MAX_WORDS) -> list[tuple[str, int]]:
+    """Every candidate occurrence of ``text``: its text as written, and its hash."""
+    found = words(text)
+    occ = occurrences(found, max_words)
+    return [(text[found.starts[f]:found.ends[f + n - 1]], h) for f, n, h in zip(
+        occ.first.tolist(), occ.lengths.tolist(), occ.hashes.tolist(), strict=True)]
+
+
+def phrases(text: str) -> set[str]:
+    return {normal_form(span) for span, _ in spans(text)}
+
+
+def test_candidates_never_start_or_end_with_a_stop_word():
+    found = spans(TEXT)
+    assert len(found) > 50
+    for span, _ in found:
+        first, last = normal_form(span).split()[0], normal_form(span).split()[-1]
+        assert first not in STOP_WORDS and last not in STOP_WORDS, span
+    got = phrases(TEXT)
+    # stop words inside a phrase are fine, at its ends never
+    assert {"festival of the sun", "bank of america", "cheap flights to paris"} <= got
+    assert not {"the sun", "bank of", "of america", "the 3 day festival", "starts on"} & got
+
+
+def test_candidates_never_cross_punctuation_or_a_line_break():
+    for span, _ in spans(TEXT):
+        assert not re.search(r"[.,;:!?()\"\n]| - ", span), span
+    got = phrases(TEXT)
+    assert {"tickets", "food", "drink", "rock", "paper", "scissors", "early bird"} <= got
+    for crossing in ("friday tickets", "tickets food", "rock paper", "paper scissors",
+                     "newsletter weekly", "kids new york", "nine cheap", "nine cheap flights"):
+        assert crossing not in got
+        assert key_hash(crossing) not in phrase_hashes(TEXT)
+
+
+def test_a_glued_hyphen_joins_and_is_dropped():
+    assert key_hash("3-Day Festival") == key_hash("3 day festival")
+    assert key_hash("New York Stock-Exchange") == key_hash("new york stock exchange")
+    assert key_hash("e-mail newsletter") == key_hash("E mail Newsletter")
+    assert key_hash("3 day festival") in phrase_hashes(TEXT)
+    assert "3 day festival" in phrases(TEXT)
+    # "The 3-Day Festival": the hyphen joins, the stop word "the" stays outside
+    assert "the 3 day festival" not in phrases(TEXT)
+    # a spaced hyphen is a break, not a joiner
+    assert "rock paper" not in phrases("rock - paper")
+    assert "rock paper" in phrases("rock-paper")
+
+
+def test_key_hash_equals_the_hash_of_the_same_phrase_found_in_a_text():
+    found = spans(TEXT)
+    for span, value in found:
+        assert key_hash(span) == value, span
+        assert key_hash(span.upper()) == value, span  # compared in lower case
+    by_form = {normal_form(span): value for span, value in found}
+    assert by_form["new york stock exchange"] == key_hash("New York Stock-Exchange")
+    assert by_form["cheap flights to paris"] == key_hash("cheap  flights TO paris")
+    assert len({value for _, value in found}) == len(by_form)  # one hash per phrase
+
+
+def test_occurrences_count_repeats_and_stop_at_max_words():
+    found = spans("New York hotels and New York restaurants")
+    counts = Counter(normal_form(span) for span, _ in found)
+    assert counts["new york"] == 2 and counts["york"] == 2
+    assert counts["new york hotels"] == 1
+    six = "alpha beta gamma delta epsilon zeta"
+    assert max(len(normal_form(s).split()) for s, _ in spans(six)) == MAX_WORDS
+    assert six not in phrases(six)
+    assert max(len(normal_form(s).split()) for s, _ in spans(six, max_words=2)) == 2
+
+
+def test_normal_form():
+    assert normal_form("  The 3-Day   FESTIVAL ") == "the 3 day festival"
+    assert normal_form("New York\nStock-Exchange!") == "new york stock exchange"
+    assert normal_form("Bank of AMERICA") == "bank of america"
+
+
+@pytest.mark.parametrize("text", ["", "   ", "\n\n", "!!! ... ???", "-"])
+def test_text_without_words(text):
+    found = words(text)
+    assert len(found) == 0
+    assert len(occurrences(found).hashes) == 0
+    assert phrase_hashes(text).shape == (0,)
+    assert key_hash(text) is None
+    assert normal_form(text) == ""
+
+
+def test_hash_check_is_stable_and_a_phrase_hash():
+    assert hash_check() == key_hash("new york stock exchange")
+    assert 0 <= hash_check() < 2**64
+
+
+@pytest.mark.parametrize(("written", "same"), [
+    ("COVID-19 vaccine", "covid-19 Vaccine"),
+    ("F-16 jet", "f-16 JET"),
+])
+def test_forms_spacy_keeps_whole_match_as_written_in_any_case(written, same):
+    # spaCy keeps a hyphen before a digit and its exceptions inside one word
+    assert key_hash(written) == key_hash(same)
+    assert key_hash(written) != key_hash(written.replace("-", " ").replace("/", " "))
+
+
+# --- kwx.tables -------------------------------------------------------------------------
+
+BIG = 2**63 + 12345  # hashes use all 64 bits
+
+
+def test_phrase_counter_counts_documents_once_each():
+    counter = PhraseCounter()
+    counter.add(np.array([1, 2, 3], dtype=np.uint64))
+    counter.add(np.array([2, 3, BIG], dtype=np.uint64))
+    counter.add(np.array([3], dtype=np.uint64))
+    table = counter.table()
+    assert table.total == 3
+    assert table.hashes.tolist() == [1, 2, 3, BIG]
+    assert table.counts.tolist() == [1, 2, 3, 1]
+    assert counter.table(min_count=2).hashes.tolist() == [2, 3]
+    assert counter.table(min_count=2).total == 3
+
+
+def test_phrase_counter_add_many_counts_each_query():
+    counter = PhraseCounter()
+    counter.add_many(np.array([5, 5, 6], dtype=np.uint64))
+    counter.add_many(np.array([5], dtype=np.uint64))
+    table = counter.table()
+    assert table.total == 4
+    assert table.lookup(np.array([5, 6, 7], dtype=np.uint64)).tolist() == [3, 1, 0]
+
+
+@pytest.mark.parametrize("flush_every", [1, 3, 7, 1000])
+def test_phrase_counter_flushes_without_losing_counts(flush_every):
+    rng = np.random.default_rng(flush_every)
+    pool = rng.integers(0, 2**64, size=30, dtype=np.uint64)
+    expected: Counter[int] = Counter()
+    counter = PhraseCounter(flush_every=flush_every)
+    for _ in range(40):
+        batch = np.unique(rng.choice(pool, size=rng.integers(0, 8)))
+        counter.add(batch)
+        expected.update(batch.tolist())
+        if flush_every == 3:
+            counter.table()  # reading in between changes nothing
+    table = counter.table()
+    assert table.total == 40
+    assert table.hashes.dtype == np.uint64
+    assert (np.diff(table.hashes.astype(object)) > 0).all()
+    assert dict(zip(table.hashes.tolist(), table.counts.tolist(), strict=True)) == expected
+
+
+def test_lookup_of_absent_phrases_is_zero():
+    table = PhraseTable(np.array([10, 20, BIG], dtype=np.uint64), np.array([1, 2, 3]), 5)
+    query = np.array([0, 10, 15, 20, 25, BIG, BIG + 1, 2**64 - 1], dtype=np.uint64)
+    assert table.lookup(query).tolist() == [0, 1, 0, 2, 0, 3, 0, 0]
+    empty = PhraseCounter().table()
+    assert len(empty) == 0 and empty.total == 0
+    assert empty.lookup(query).tolist() == [0] * len(query)
+    assert table.lookup(np.zeros(0, dtype=np.uint64)).shape == (0,)
+
+
+@pytest.fixture(scope="module")
+def table_file(tmp_path_factory):
+    """A query-log table file: two tables, one count past 2**32."""
+    path = tmp_path_factory.mktemp("tables") / "queries.npz"
+    query = PhraseTable(np.array([3, 9, BIG], dtype=np.uint64), np.array([2, 1, 2**33]), 7)
+    part = PhraseTable(np.array([1, 3], dtype=np.uint64), np.array([4, 5]), 6)
+    save_tables(path, {"query": query, "query_part": part}, {"files": ["log.txt"]})
+    return path
+
+
+def test_tables_round_trip(table_file):
+    loaded = TableFile.load(table_file, ["query", "query_part"])
+    assert loaded.info == {"files": ["log.txt"]}
+    query, part = loaded.tables["query"], loaded.tables["query_part"]
+    assert query.hashes.tolist() == [3, 9, BIG] and query.counts.tolist() == [2, 1, 2**33]
+    assert query.total == 7
+    assert part.hashes.tolist() == [1, 3] and part.counts.tolist() == [4, 5]
+    assert part.total == 6
+    assert query.lookup(np.array([BIG, 4], dtype=np.uint64)).tolist() == [2**33, 0]
+
+
+def test_saving_tables_is_atomic(table_file, tmp_path):
+    path = tmp_path / "df.npz"
+    path.write_bytes(b"previous")
+    counter = PhraseCounter()
+    counter.add(np.array([1, 2], dtype=np.uint64))
+    save_tables(path, {"documents": counter.table()})
+    assert TableFile.load(path, ["documents"]).tables["documents"].total == 1
+    assert [p.name for p in tmp_path.iterdir()] == ["df.npz"]
+
+
+def _zip_of(name: str, data: bytes) -> bytes:
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        archive.writestr(name, data)
+    return buffer.getvalue()
+
+
+BAD_TABLES = {
+    "garbage bytes": (lambda good: b"\x89 not a table \x00\xff" * 40, "readable"),
+    "empty file": (lambda good: b"", "readable"),
+    "truncated": (lambda good: good.read_bytes()[: good.stat().st_size // 2], ""),
+    "zip without header": (lambda good: _zip_of("readme.txt", b"hello"), "no header"),
+    "template model": (lambda good: default_model_path().read_bytes(),
+                       "it is a webdenoise-template-model"),
+    "format version 2": (lambda good: with_header(good, format_version=2), "format 2"),
+    "wrong hash_check": (lambda good: with_header(good, hash_check=hash_check() ^ 1),
+                         "tokenizer"),
+    "no hash_check": (lambda good: with_header(good, hash_check=None), "tokenizer"),
+    "unsorted hashes": (lambda good: replaced(good, "query_hashes",
+                                               np.array([9, 3, BIG], dtype=np.uint64)),
+                        "not sorted"),
+    "repeated hashes": (lambda good: replaced(good, "query_hashes",
+                                               np.array([3, 3, BIG], dtype=np.uint64)),
+                        "not sorted"),
+    "signed hashes": (lambda good: replaced(good, "query_hashes", np.array([3, 9, 11])),
+                      "malformed"),
+    "counts of another length": (lambda good: replaced(good, "query_counts",
+                                                        np.array([1, 2], dtype=np.uint32)),
+                                 "malformed"),
+    "negative counts": (lambda good: replaced(good, "query_counts", np.array([1, -2, 3])),
+                        "negative"),
+    "counts missing": (lambda good: replaced(good, "query_counts", None), "query_counts"),
+    "tables not described": (lambda good: with_header(good, tables=None), "corrupt"),
+    "total not a number": (lambda good: with_header(
+        good, tables={"query": {"total": "many"}, "query_part": {"total": 6}}), "corrupt"),
+    "object array": (lambda good: replaced(good, "query_counts",
+                                            np.array([1, None, 3], dtype=object)), ""),
+    "plain pickle": (lambda good: pickle.dumps({"query_hashes": [1, 2]}), ""),
+}
+
+
+@pytest.mark.parametrize(("make", "words_"), BAD_TABLES.values(), ids=BAD_TABLES.keys())
+def test_unusable_table_files_raise_a_one_line_model_error_naming_the_file(
+        make, words_, table_file, tmp_path):
+    path = tmp_path / "bad-table.npz"
+    path.write_bytes(make(table_file))
+    with pytest.raises(ModelError) as caught:
+        TableFile.load(path, ["query", "query_part"])
+    message = str(caught.value)
+    assert caught.value.source == str(path)
+    assert message.startswith(f"{path}: ")
+    assert "\n" not in message
+    assert words_ in message
+
+
+def test_a_negative_total_is_a_model_error(table_file, tmp_path):
+    path = tmp_path / "bad-total.npz"
+    path.write_bytes(with_header(table_file, tables={"query": {"total": -5},
+                                                      "query_part": {"total": 6}}))
+    with pytest.raises(ModelError, match="bad-total"):
+        TableFile.load(path, ["query", "query_part"])
+
+
+def test_a_missing_table_file_is_named(tmp_path):
+    path = tmp_path / "nowhere" / "df.npz"
+    with pytest.raises(ModelError, match="no such phrase table file") as caught:
+        TableFile.load(path)
+    assert caught.value.source == str(path)
+    with pytest.raises(ModelError, match="folder"):
+        TableFile.load(tmp_path)
+
+
+def test_a_missing_required_table_is_named(table_file):
+    with pytest.raises(ModelError, match=r"has no documents table \(found: query, query_part\)"):
+        TableFile.load(table_file, ["documents"])
+    # the shipped DF file is not a query log
+    from kwx.ranker import shipped
+
+    with pytest.raises(ModelError, match="has no query, query_part table"):
+        TableFile.load(shipped("kwx-df.npz"), ["query", "query_part"])
+
+
+@pytest.mark.parametrize("member", ["header", "query_hashes"])
+def test_table_files_are_never_unpickled(member, table_file, tmp_path):
+    marker = tmp_path / "unpickled"
+    bomb = np.array([Tripwire(str(marker))], dtype=object)
+    npy = tmp_path / "table.npy"
+    np.save(npy, bomb, allow_pickle=True)
+    with pytest.raises(ModelError, match=r"table\.npy"):
+        TableFile.load(npy)
+    assert not marker.exists()
+    arrays = arrays_of(table_file)
+    arrays[member] = bomb
+    npz = tmp_path / "table.npz"
+    with npz.open("wb") as handle:
+        np.savez(handle, **arrays)
+    with pytest.raises(ModelError, match=r"table\.npz"):
+        TableFile.load(npz)
+    assert not marker.exists()
+
+
+def test_the_shipped_tables_load():
+    from kwx.ranker import shipped
+
+    stats = PhraseStatistics.load(shipped("kwx-df.npz"), shipped("kwx-querylog.npz"))
+    assert stats.documents.total > 0 and len(stats.documents) > 0
+    assert stats.queries.total == stats.query_parts.total > 0
+
+
+# --- kwx.document and kwx.candidates ------------------------------------------------------
+
+HEAD_PAGE = """<html><head><title>Cheap  New York hotels</title>
+<meta name="Keywords" content="hotels, New York">
+<meta name="description" content="Rooms in Manhattan for less">
+<meta property="og:description" content="a second description, not used">
+</head><body>
+<h2>New York hotels</h2>
+<p>Book <a href="/ny">New York hotels</a> today. New York hotels are cheap here in Manhattan.</p>
+<h3>Garden tools</h3><p>Shovels and <a href="/rakes">rakes</a></p>
+</body></html>"""
+
+
+@pytest.fixture(scope="module")
+def head_candidates():
+    found = find_candidates(read_document(Page(id="hotels.html", html=HEAD_PAGE)))
+    index = {normal_form(found.phrase(i)): i for i in range(len(found))}
+    return found, index
+
+
+def test_title_and_meta_tags_are_read_from_the_head():
+    doc = read_document(Page(id="hotels.html", html=HEAD_PAGE))
+    assert " ".join(doc.title.split()) == "Cheap New York hotels"
+    assert doc.meta_keywords == "hotels, New York"
+    assert doc.meta_description == "Rooms in Manhattan for less"
+    assert "Rooms" not in doc.text and "Cheap" not in doc.text  # the head is not body text
+    og = read_document(Page(id="og.html", html=(
+        '<html><head><meta property="og:description" content="Open graph words"></head>'
+        "<body><p>Body words here</p></body></html>")))
+    assert (og.title, og.meta_keywords, og.meta_description) == ("", "", "Open graph words")
+
+
+def test_the_title_of_an_svg_icon_is_not_the_pages_title():
+    doc = read_document(Page(id="icon.html", html=(
+        "<html><head><meta charset='utf-8'></head><body><svg><title>Shopping cart icon"
+        "</title></svg><p>Our garden forks are forged from one piece of steel.</p>"
+        "</body></html>")))
+    assert doc.title == ""
+
+
+def test_blocks_are_separated_by_a_break_no_phrase_crosses(head_candidates):
+    doc = head_candidates[0].document
+    assert doc.text.splitlines() == [
+        "New York hotels",
+        "Book New York hotels today. New York hotels are cheap here in Manhattan.",
+        "Garden tools", "Shovels and rakes"]
+    _, index = head_candidates
+    assert "garden tools" in index and "shovels" in index
+    assert not {"tools shovels", "garden tools shovels", "hotels book"} & set(index)
+    # a link inside a paragraph is no break
+    assert "book new york hotels today" in index
+
+
+def test_term_frequency_title_and_meta_flags(head_candidates):
+    found, index = head_candidates
+    nyh = index["new york hotels"]
+    assert found.tf[nyh] == 3 and found.lengths[nyh] == 3
+    assert found.tf[index["cheap"]] == 1 and found.tf[index["hotels"]] == 3
+    assert found.first[nyh] == 0 and found.first[index["cheap"]] == 12
+    assert found.n_words == 21
+    assert found.in_title[nyh] and found.in_title[index["cheap"]]
+    assert not found.in_title[index["manhattan"]]
+    # "hotels, New York": the comma is a break in meta keywords too
+    assert found.in_meta_keywords[index["new york"]]
+    assert found.in_meta_keywords[index["hotels"]]
+    assert not found.in_meta_keywords[nyh]
+    assert found.in_meta_description[index["manhattan"]]
+    assert not found.in_meta_description[index["cheap"]]
+    assert found.capitalized[index["new york"]] == 1.0
+    assert found.capitalized[nyh] == 0.0
+    assert found.stop_inside[index["shovels and rakes"]]
+    assert not found.stop_inside[nyh]
+    assert (found.template == 0).all()  # no detector
+
+
+def test_anchor_and_heading_shares(head_candidates):
+    found, index = head_candidates
+    nyh = index["new york hotels"]
+    assert found.anchor[nyh] == pytest.approx(1 / 3)  # one of three occurrences is a link
+    assert found.heading[nyh] == pytest.approx(1 / 3)  # one is the h2
+    assert found.anchor[index["cheap"]] == 0 and found.heading[index["cheap"]] == 0
+    assert found.anchor[index["garden tools"]] == 0 and found.heading[index["garden tools"]] == 1
+    assert found.anchor[index["rakes"]] == 1 and found.heading[index["rakes"]] == 0
+
+
+def test_a_phrase_reaching_out_of_a_link_is_not_anchor_text(head_candidates):
+    found, index = head_candidates
+    assert found.anchor[index["book new"]] == 0.0
+    assert found.anchor[index["hotels today"]] == 0.0
+
+
+def test_the_detector_removes_the_repeated_menu_of_a_shop_page(detector):
+    page = Page(id="oak-shelf.html", html=(SHOP / "oak-shelf.html").read_text())
+    whole = read_document(page)
+    clean = read_document(page, detector)
+    for menu in ("Kitchen and dining goods", "Everything currently on sale", "Free delivery",
+                 "Terms of sale"):
+        assert menu in whole.text
+        assert menu not in clean.text
+    assert clean.text.startswith("Oak wall shelf\nA solid oak shelf, oiled")
+    assert whole.removed_chars == 0
+    # the characters of the dropped blocks (the separators between chunks aside)
+    dropped = len(whole.text.replace("\n", "")) - len(clean.text.replace("\n", ""))
+    dropped_visible = len("".join(whole.text.split())) - len("".join(clean.text.split()))
+    assert dropped_visible <= clean.removed_chars <= dropped
+    assert ((clean.chunk_template >= 0) & (clean.chunk_template < 0.5)).all()
+    assert clean.chunk_template.any()
+    assert clean.title == whole.title == "Oak wall shelf | Wares & Things"
+    candidates = find_candidates(clean)
+    kept = {normal_form(candidates.phrase(i)) for i in range(len(candidates))}
+    assert "hidden steel brackets" in kept and "kitchen" not in kept
+    assert (candidates.template > 0).all()
+
+
+def test_the_detector_removes_the_menu_and_footer_of_a_hand_made_page(detector):
+    whole = read_document(garden_page(2))
+    clean = read_document(garden_page(2), detector)
+    assert "garden tools and supplies" in whole.text and "Greenleaf" in whole.text
+    assert clean.text == f"{GARDEN[2][0]}\n{GARDEN[2][2]}"
+
+
+def test_features_line_up_with_the_candidates(head_candidates):
+    found, index = head_candidates
+    table = PhraseTable(np.array(sorted([key_hash("cheap"), key_hash("new york")]),
+                                 dtype=np.uint64), np.array([1, 9]), 10)
+    X = candidate_features(found, documents=table, queries=None, query_parts=None)
+    assert X.shape == (len(found), len(FEATURE_NAMES)) and X.dtype == np.float64
+    column = dict(zip(FEATURE_NAMES, X.T, strict=True))
+    assert column["idf"][index["cheap"]] == pytest.approx(np.log(11 / 2))
+    assert column["idf"][index["new york"]] == pytest.approx(np.log(11 / 10))
+    assert column["df_unseen"][index["manhattan"]] == 1
+    assert column["log_tf"][index["hotels"]] == pytest.approx(np.log1p(3))
+    assert (column["log_query"] == 0).all()  # no query table: zero columns
+    assert column["single_word"][index["cheap"]] == 1
+    assert column["in_title"][index["cheap"]] == 1
+
+
+# --- kwx.ranker ---------------------------------------------------------------------------
+
+
+def synthetic(n: int = 300, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, len(FEATURE_NAMES))) * np.arange(1, len(FEATURE_NAMES) + 1)
+    X[:, 5] = 3.0  # a constant column
+    y = X[:, 0] + X[:, 1] / 2 + rng.normal(scale=0.5, size=n) > 0
+    return X, y
+
+
+@pytest.fixture(scope="module")
+def ranker_file(tmp_path_factory):
+    X, y = synthetic()
+    path = tmp_path_factory.mktemp("ranker") / "ranker.npz"
+    KeywordRanker(C=0.5).fit(X, y).save(path, extra={"training": {"pages": 3}})
+    return path
+
+
+def test_fit_save_load_gives_identical_scores(ranker_file):
+    X, y = synthetic()
+    fitted = KeywordRanker(C=0.5).fit(X, y)
+    loaded, header = KeywordRanker.load(ranker_file)
+    test, _ = synthetic(50, seed=1)
+    np.testing.assert_array_equal(loaded.predict_proba(test), fitted.predict_proba(test))
+    np.testing.assert_array_equal(loaded.decision_function(test), fitted.decision_function(test))
+    assert header["training"] == {"pages": 3} and header["n_examples"] == 300
+    assert loaded.C == 0.5 and loaded.n_examples_ == 300
+    assert loaded.weights() == fitted.weights()
+    assert list(loaded.weights()) == list(FEATURE_NAMES)
+    # it learned what decides the label
+    weights = loaded.weights()
+    assert weights[FEATURE_NAMES[0]] > 0 and weights[FEATURE_NAMES[1]] > 0
+    scores = loaded.predict_proba(test)
+    assert ((scores > 0) & (scores < 1)).all()
+
+
+def test_the_ranker_refuses_labels_of_one_class():
+    X, _ = synthetic(20)
+    for y in (np.zeros(20, bool), np.ones(20, bool)):
+        with pytest.raises(ValueError, match="both kinds"):
+            KeywordRanker().fit(X, y)
+
+
+def test_the_ranker_refuses_bad_shapes_parameters_and_use_before_fitting(tmp_path):
+    X, y = synthetic(20)
+    with pytest.raises(ValueError, match="X must be"):
+        KeywordRanker().fit(X[:, :-1], y)
+    with pytest.raises(ValueError, match="X must be"):
+        KeywordRanker().fit(X, y[:-1])
+    with pytest.raises(ValueError, match="C must"):
+        KeywordRanker(C=0).fit(X, y)
+    with pytest.raises(ValueError, match="max_iter"):
+        KeywordRanker(max_iter=0).fit(X, y)
+    with pytest.raises(ValueError, match="not fitted"):
+        KeywordRanker().predict_proba(X)
+    with pytest.raises(ValueError, match="not fitted"):
+        KeywordRanker().save(tmp_path / "never.npz")
+    assert list(tmp_path.iterdir()) == []
+
+
+BAD_RANKERS = {
+    "garbage bytes": lambda good: b"\x00\x01 not a ranker" * 30,
+    "phrase table": lambda good: with_header(good, kind="webdenoise-phrase-tables"),
+    "format version 2": lambda good: with_header(good, format_version=2),
+    "other features": lambda good: with_header(good, features=["log_tf"]),
+    "no params": lambda good: with_header(good, params=None),
+    "negative C": lambda good: with_header(good, params={"C": -1.0, "max_iter": 10}),
+    "unknown param": lambda good: with_header(good, params={"penalty": "l1"}),
+    "intercept missing": lambda good: with_header(good, intercept=None),
+    "intercept NaN": lambda good: with_header(good, intercept=float("nan")),
+    "intercept infinite": lambda good: with_header(good, intercept=float("inf")),
+    "intercept text": lambda good: with_header(good, intercept="one"),
+    "coef missing": lambda good: replaced(good, "coef", None),
+    "coef too short": lambda good: replaced(good, "coef", np.zeros(3)),
+    "coef 2-D": lambda good: replaced(good, "coef", np.zeros((1, len(FEATURE_NAMES)))),
+    "coef NaN": lambda good: replaced(good, "coef", np.full(len(FEATURE_NAMES), np.nan)),
+    "coef infinite": lambda good: replaced(good, "coef", np.full(len(FEATURE_NAMES), np.inf)),
+    "mean NaN": lambda good: replaced(good, "mean", np.full(len(FEATURE_NAMES), np.nan)),
+    "scale zero": lambda good: replaced(good, "scale", np.zeros(len(FEATURE_NAMES))),
+    "scale negative": lambda good: replaced(good, "scale", -np.ones(len(FEATURE_NAMES))),
+    "coef text": lambda good: replaced(good, "coef", np.array(["a"] * len(FEATURE_NAMES))),
+    "plain pickle": lambda good: pickle.dumps({"coef": [1.0]}),
+}
+
+
+@pytest.mark.parametrize("make", BAD_RANKERS.values(), ids=BAD_RANKERS.keys())
+def test_unusable_ranker_files_raise_a_one_line_model_error_naming_the_file(
+        make, ranker_file, tmp_path):
+    path = tmp_path / "bad-ranker.npz"
+    path.write_bytes(make(ranker_file))
+    with pytest.raises(ModelError) as caught:
+        KeywordRanker.load(path)
+    assert caught.value.source == str(path)
+    assert str(caught.value).startswith(f"{path}: ")
+    assert "\n" not in str(caught.value)
+
+
+def test_a_template_model_is_not_a_ranker(tmp_path):
+    path = tmp_path / "default.npz"
+    shutil.copy(default_model_path(), path)
+    with pytest.raises(ModelError, match="not a webdenoise keyword ranker"):
+        KeywordRanker.load(path)
+    with pytest.raises(ModelError, match="no such keyword ranker file"):
+        KeywordRanker.load(tmp_path / "missing.npz")
+
+
+def test_ranker_files_are_never_unpickled(ranker_file, tmp_path):
+    marker = tmp_path / "unpickled"
+    arrays = arrays_of(ranker_file)
+    arrays["coef"] = np.array([Tripwire(str(marker))], dtype=object)
+    path = tmp_path / "ranker.npz"
+    with path.open("wb") as handle:
+        np.savez(handle, **arrays)
+    with pytest.raises(ModelError, match=r"ranker\.npz"):
+        KeywordRanker.load(path)
+    assert not marker.exists()
+
+
+# --- kwx.extractor ------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def extractor():
+    return KeywordExtractor.load()
+
+
+def test_the_shipped_extractor_ranks_a_pages_own_words_best_first(extractor):
+    page = Page(id="oak-shelf.html", html=(SHOP / "oak-shelf.html").read_text())
+    keywords = extractor.extract(page, top=5)
+    assert len(keywords) == 5
+    scores = [k.score for k in keywords]
+    assert scores == sorted(scores, reverse=True)
+    assert all(0 < s < 1 for s in scores)
+    clean = read_document(page, extractor.detector).text.lower()
+    for keyword in keywords:
+        assert keyword.phrase.lower() in clean and keyword.count >= 1
+    assert {"oak", "shelf"} & {k.phrase.lower() for k in keywords}
+    everything = extractor.extract(page, top=1000)
+    assert not any("kitchen" in k.phrase.lower() for k in everything)  # the menu is gone
+    assert len(everything) == len(extractor.candidates(page))
+
+
+def test_the_extractor_without_denoising_keeps_the_menu():
+    extractor = KeywordExtractor.load(denoise=False)
+    assert extractor.detector is None
+    page = Page(id="oak-shelf.html", html=(SHOP / "oak-shelf.html").read_text())
+    assert any("kitchen" in k.phrase.lower() for k in extractor.extract(page, top=1000))
+
+
+@pytest.mark.parametrize("html", ["<html><head><title>Only a title</title></head><body>"
+                                  "</body></html>", "<p>!!! ... ???</p>"])
+def test_a_page_without_words_has_no_keywords(extractor, html):
+    assert extractor.extract(Page(id="empty.html", html=html)) == []
+
+
+def test_the_extractor_checks_max_words(extractor):
+    for bad in (0, 11, 2.5):
+        with pytest.raises(ValueError, match="max_words"):
+            KeywordExtractor(extractor.ranker, statistics=extractor.statistics, max_words=bad)
+
+
+# --- kwx.evaluation -----------------------------------------------------------------------
+
+
+def h(*values: int) -> np.ndarray:
+    return np.array(values, dtype=np.uint64)
+
+
+@pytest.mark.parametrize(("ranked", "keys", "expected"), [
+    # |A| = 3: 1/1, 1/2, 2/3, then min(|A|, N) = 3
+    (h(1, 2, 3, 4, 5, 6), h(1, 3, 9), [1, 1 / 2, 2 / 3, 2 / 3, 2 / 3]),
+    # |A| = 1 < N: found at rank 2
+    (h(5, 1, 7, 8), h(1), [0, 1, 1, 1, 1]),
+    # fewer candidates than N: |A| = 4, two found
+    (h(1, 2), h(1, 2, 3, 4), [1, 1, 2 / 3, 2 / 4, 2 / 4]),
+    # a keyword ranked 6th counts for N = 10 only
+    (h(11, 12, 13, 14, 15, 1, 16), h(1, 2), [0, 0, 0, 0, 1 / 2]),
+    # all found
+    (h(2, 1, 3), h(1, 2), [1, 1, 1, 1, 1]),
+    # no candidates, no keywords
+    (h(), h(1, 2), [0, 0, 0, 0, 0]),
+    (h(1, 2), h(), [0, 0, 0, 0, 0]),
+])
+def test_top_n_scores(ranked, keys, expected):
+    np.testing.assert_allclose(top_n_scores(ranked, keys), expected)
+
+
+def test_top_n_scores_with_other_ns():
+    np.testing.assert_allclose(top_n_scores(h(1, 2, 3, 4), h(4, 2), ns=(2, 4)), [1 / 2, 1])
+
+
+def test_paired_p_values():
+    rng = np.random.default_rng(0)
+    base = rng.uniform(size=(30, 2))
+    assert paired_p_values(base, base.copy()).tolist() == [1.0, 1.0]
+    better = base.copy()
+    better[:, 0] = np.minimum(base[:, 0] + 0.3 + rng.normal(scale=0.05, size=30), 1.0)
+    p = paired_p_values(better, base)
+    assert p[0] < 1e-4 and p[1] == 1.0
+    noise = base + rng.normal(scale=0.2, size=base.shape)
+    assert (paired_p_values(noise, base) > 0.01).all()
+    # a constant difference is as clear as a difference gets (scipy may warn about it)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        assert paired_p_values(np.ones((6, 1)), np.zeros((6, 1)))[0] < 0.05
+
+
+@pytest.fixture(scope="module")
+def garden(tmp_path_factory):
+    return write_labelled(tmp_path_factory.mktemp("garden") / "labelled")
+
+
+@pytest.fixture(scope="module")
+def prepared(garden, detector):
+    pages = list(read_labelled(garden))
+    return {False: prepare(pages), True: prepare(pages, detector=detector)}
+
+
+@pytest.fixture(scope="module")
+def query_tables():
+    return query_frequency(["garden fork", "raised bed", "raised bed", "herb pots",
+                            "cheap garden tools", "log basket for the stove"])
+
+
+def test_labelled_pages_and_their_keys(garden, prepared):
+    assert [p.page.id for p in read_labelled(garden)] == [f"p{i}.html" for i in range(6)]
+    assert next(read_labelled(garden)).keys == GARDEN[0][1]
+    page = prepared[False][1]
+    labelled = {normal_form(page.candidates.phrase(i))
+                for i in np.flatnonzero(page.labels()).tolist()}
+    assert labelled == {"raised bed", "oak"}  # "Oak" in the key file, "oak" on the page
+    assert len(prepared[True][1].candidates) < len(page.candidates)
+
+
+def test_fit_ranker_needs_pages():
+    with pytest.raises(ValueError, match="no labelled pages"):
+        fit_ranker([], PhraseStatistics())
+
+
+def test_compare_runs_the_configurations_in_order_with_ord_first(prepared, query_tables):
+    queries, parts = query_tables
+    other = document_frequency([garden_page(i) for i in range(3)])
+    results = compare(prepared, prepared, queries=queries, query_parts=parts, other_df=other)
+    assert [r.configuration.name for r in results] == [c.name for c in CONFIGURATIONS]
+    assert results[0].configuration.name == "ORD"
+    assert results[0].p_values.tolist() == [1.0] * len(TOP_N)
+    for result in results:
+        assert result.scores.shape == (6, len(TOP_N))
+        assert ((result.scores >= 0) & (result.scores <= 1)).all()
+        assert result.means.shape == (len(TOP_N),)
+        assert ((result.p_values >= 0) & (result.p_values <= 1)).all()
+    # ORD is a plain train-and-test run with DF from the training pages
+    statistics = PhraseStatistics(document_frequencies(prepared[False]), queries, parts)
+    ord_ranker = fit_ranker(prepared[False], statistics)
+    np.testing.assert_allclose(results[0].scores,
+                               page_scores(ord_ranker, prepared[False], statistics))
+    # every row is tested against ORD: here the de-noised test pages lost their keywords
+    keyless = {False: prepared[False], True: [
+        PreparedPage(p.id, p.candidates, h(1, 2)) for p in prepared[True]]}
+    with warnings.catch_warnings():  # scipy warns about constant differences
+        warnings.simplefilter("ignore", RuntimeWarning)
+        rows = compare(prepared, keyless, queries=queries, query_parts=parts, other_df=None)
+        by_name = {r.configuration.name: r for r in rows}
+        for name in ("DN", "DN-DF", "DN_both", "DN-DF_both"):
+            assert by_name[name].means.tolist() == [0.0] * len(TOP_N)
+            np.testing.assert_array_equal(by_name[name].p_values,
+                                          paired_p_values(by_name[name].scores, rows[0].scores))
+            assert (by_name[name].p_values < 0.05).all()
+    assert by_name["DF"].means[0] > 0
+    # without another collection there is no other-DF row
+    rows = compare(prepared, prepared, queries=queries, query_parts=parts, other_df=None)
+    assert [r.configuration.name for r in rows] == [c.name for c in CONFIGURATIONS[:-1]]
+
+
+# --- kwx.build ----------------------------------------------------------------------------
+
+
+def test_read_queries_in_the_three_layouts(tmp_path):
+    log = tmp_path / "log.txt"
+    log.write_bytes(
+        b"1:cheap flights to paris\n"  # TREC efficiency / million query: id:query
+        b"\n"
+        b"20\tnew york hotels\n"  # MS MARCO: id<TAB>query
+        b"   \n"
+        b"who wrote hamlet\t['Shakespeare']\n"  # Natural Questions: query<TAB>answers
+        b"7:caf\xe9 in m\xfcnchen\r\n"  # a Latin-1 line
+        b"8:na\xc3\xafve bayes\n"  # UTF-8
+        b"9:time 10:30 train\n"  # only the id goes
+        b"plain query without id\n"
+    )
+    assert list(read_queries(log)) == [
+        "cheap flights to paris", "new york hotels", "who wrote hamlet",
+        "caf\xe9 in m\xfcnchen", "na\xefve bayes", "time 10:30 train", "plain query without id"]
+
+
+def test_an_id_without_a_query_is_no_query(tmp_path):
+    log = tmp_path / "log.txt"
+    log.write_bytes(b"123\t\n77:\n5:real query\n")
+    assert list(read_queries(log)) == ["real query"]
+
+
+def test_a_byte_order_mark_is_not_part_of_the_first_query(tmp_path):
+    log = tmp_path / "log.txt"
+    log.write_bytes(b"\xef\xbb\xbf1:garden tools\n2:raised bed\n")
+    assert list(read_queries(log)) == ["garden tools", "raised bed"]
+
+
+def test_query_frequency_counts_whole_queries_and_their_phrases():
+    whole, parts = query_frequency(["New York hotels", "new york hotels", "cheap flights",
+                                    "hotels in new york", "", "!!!"])
+    assert whole.total == parts.total == 4  # queries without a word are not counted
+    lookup = dict(zip(["new york hotels", "cheap flights", "new york", "hotels in new york"],
+                      whole.lookup(h(*(key_hash(q) for q in [
+                          "new york hotels", "cheap flights", "new york",
+                          "hotels in new york"]))).tolist(), strict=True))
+    assert lookup == {"new york hotels": 2, "cheap flights": 1, "new york": 0,
+                      "hotels in new york": 1}
+    part = parts.lookup(h(*(key_hash(p) for p in ["new york", "hotels", "flights", "in"])))
+    assert part.tolist() == [3, 3, 1, 0]  # "in" is a stop word, never a phrase
+
+
+def test_document_frequency_counts_pages_once_each(detector):
+    pages = [garden_page(i) for i in range(4)]
+    table = document_frequency(pages)
+    assert table.total == 4
+    lookup = table.lookup(h(*(key_hash(p) for p in [
+        "garden shop", "garden fork", "copper watering jug", "customer service"])))
+    assert lookup.tolist() == [4, 1, 1, 4]  # the fork page says "garden fork" twice
+    assert key_hash("copper watering jug") not in document_frequency(pages, min_df=2).hashes
+    clean = document_frequency(pages, detector=detector)
+    assert clean.lookup(h(key_hash("garden shop"), key_hash("garden fork"))).tolist() == [0, 1]
