@@ -1,14 +1,22 @@
-"""The ``mining`` command line (near-duplicates and classification: commands come with them)."""
+"""The ``mining`` command line: near-duplicate detection and page classification, each
+able to remove templates first (``--denoise none | site | page``)."""
 
 from __future__ import annotations
 
 import typer
 
 app = typer.Typer(
-    help="Near-duplicate detection and page classification. Neither is built "
-    "yet: this release ships template detection (see `denoise --help`).",
+    help="Near-duplicate detection and page classification, with templates removed first.",
+    no_args_is_help=True,
     add_completion=False,
+    pretty_exceptions_enable=False,
+    rich_markup_mode="markdown",
 )
+
+
+@app.callback()
+def _main() -> None:
+    """Near-duplicate detection and page classification, with templates removed first."""
 
 
 @app.command()
@@ -17,3 +25,7 @@ def version() -> None:
     from importlib.metadata import version as installed
 
     typer.echo(installed("webdenoise"))
+
+
+# The classification commands live in their own module; importing it registers them.
+from mining import cli_classify  # noqa: E402, F401
