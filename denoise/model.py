@@ -230,7 +230,8 @@ class TemplateModel:
     def word_scores(self, features: PageFeatures) -> np.ndarray:
         """The Naive Bayes columns of every node: log-odds, per word, log words known."""
         ids = _node_token_ids(features, self.vocabulary_)
-        weights = np.where(ids >= 0, self.word_log_odds_[np.maximum(ids, 0)], 0.0)
+        # -1 (not in the vocabulary, which may be empty) picks the appended 0
+        weights = np.append(self.word_log_odds_, 0.0)[ids]
         known = np.zeros(len(ids) + 1)
         np.cumsum(ids >= 0, out=known[1:])
         summed = np.zeros(len(ids) + 1)

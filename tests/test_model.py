@@ -64,6 +64,16 @@ def test_template_blocks_of_a_new_site_score_above_its_article(fitted, new_pages
         assert template.min() > content.max(), (fitted.classifier, page.page.url)
 
 
+def test_a_vocabulary_no_word_reaches_still_predicts(new_pages):
+    """Too few site families for any word to count: the text model has no words, and
+    the other features still decide."""
+    model = TemplateModel(classifier="forest", n_trees=20, min_word_sites=1000)
+    model.fit(labelled_pages())
+    assert model.vocabulary_ == {}
+    scores = model.predict_proba(new_pages[0].features)
+    assert np.isfinite(scores).all() and len(scores) == len(new_pages[0].features)
+
+
 def test_a_page_without_scored_blocks_scores_nothing(fitted):
     scores = fitted.predict_proba(extract(Page(id="tiny.html", html="<p>hi</p>")))
     assert scores.shape == (0,)
