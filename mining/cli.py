@@ -19,6 +19,10 @@ def _main() -> None:
     """Near-duplicate detection and page classification, with templates removed first."""
 
 
+# `mining dedup` lives in its own module; importing it registers it.
+from mining import cli_dedup  # noqa: E402, F401
+
+
 @app.command()
 def version() -> None:
     """Print the toolkit's version."""

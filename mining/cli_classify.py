@@ -2,10 +2,279 @@
 
 from __future__ import annotations
 
-import typer
+import json
+import sys
+import time
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import Annotated
 
+import numpy as np
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from denoise.cli import InputsArg, _fraction, _say
+from denoise.cli_page import MaxBytesOption, _progress, _read, _skipper
+from denoise.decode import DEFAULT_MAX_BYTES
+from denoise.detector import TemplateDetector
+from denoise.errors import DenoiseError
+from denoise.output import atomic_text
+from denoise.page import Page
+from mining.accuracy import ClassificationReport
+from mining.classify import PageClassifier
 from mining.cli import app
+from mining.content import Denoise
+from mining.labels import labelled_pages, read_label_file
 
 classify_app = typer.Typer(help="Naive Bayes page classification.", no_args_is_help=True,
                            rich_markup_mode="markdown")
 app.add_typer(classify_app, name="classify")
+
+LabelsArg = Annotated[Path, typer.Argument(
+    help="Labelled pages: a TSV of `path<TAB>label` lines, paths relative to its folder.",
+    show_default=False)]
+ModelOption = Annotated[Path, typer.Option(
+    "--model", "-m", help="A classifier from 'mining classify train' (.npz).",
+    show_default=False)]
+DetectorOption = Annotated[Path | None, typer.Option(
+    help="Template model for `--denoise page` (default: the shipped one).", show_default=False)]
+
+
+def _fail(err: Console, error: Exception | str, code: int = 2) -> typer.Exit:
+    _say(err, f"error: {error}")
+    return typer.Exit(code)
+
+
+def _load(err: Console, model: Path) -> tuple[PageClassifier, dict[str, object]]:
+    try:
+        return PageClassifier.load(model)
+    except DenoiseError as error:
+        raise _fail(err, error) from None
+
+
+def _detector(err: Console, classifier: PageClassifier,
+              detector: Path | None) -> TemplateDetector | None:
+    """The template detector ``classifier`` needs (None unless it reads ``page`` text)."""
+    if classifier.denoise != Denoise.page:
+        if detector is not None:
+            raise typer.BadParameter("--detector is for a classifier of `--denoise page` text")
+        return None
+    try:
+        return TemplateDetector.load(detector)
+    except DenoiseError as error:
+        raise _fail(err, error) from None
+
+
+def _labelled(err: Console, labels: Path, max_bytes: int,
+              skipped: list[str]) -> list[tuple[Page, str]]:
+    """The pages a label file names, with their labels; bad lines stop, bad pages skip."""
+    try:
+        entries = read_label_file(labels)
+    except DenoiseError as error:
+        raise _fail(err, error) from None
+
+    def skip(line: str) -> None:
+        skipped.append(line)
+        _say(err, f"skipped {line}")
+
+    with _progress(err) as progress:
+        task = progress.add_task("reading pages", total=len(entries))
+        found = []
+        for entry in entries:
+            found.extend(labelled_pages(labels, [entry], max_bytes=max_bytes, on_skip=skip))
+            progress.advance(task)
+    return found
+
+
+def _texts(err: Console, classifier: PageClassifier, pages: Iterable[Page],
+           detector: TemplateDetector | None, skipped: list[str],
+           total: int | None = None) -> Iterator[tuple[Page, str]]:
+    """The classifier's text of each page, with a progress bar; unparsable pages skipped."""
+    what = {"none": "reading text", "site": "removing site templates",
+            "page": "removing page templates"}[str(classifier.denoise)]
+    with _progress(err) as progress:
+        task = progress.add_task(what, total=total)
+        for page, text in classifier.texts(pages, detector=detector,
+                                           on_error=_skipper(skipped, err)):
+            progress.advance(task)
+            yield page, text
+
+
+@classify_app.command("train")
+def train_command(
+    labels: LabelsArg,
+    out: Annotated[Path, typer.Option("--out", "-o", help="Where to write the classifier "
+                                      "(.npz).")],
+    denoise: Annotated[Denoise, typer.Option(
+        help="What is removed from each page first: none (FULLTEXT), site (what recurs on "
+        "the other pages of its site in the file: SITELEVEL) or page (what the page-level "
+        "detector calls template: PAGELEVEL). Stored in the classifier: predict and "
+        "evaluate do the same.")] = Denoise.none,
+    recall: Annotated[float | None, typer.Option(
+        callback=_fraction, help="With `--denoise page`: the detector's operating point, "
+        "the share of an unseen site's template blocks to remove (default: its stored "
+        "one, 90% cross-site precision). Stored in the classifier.",
+        show_default=False)] = None,
+    detector: DetectorOption = None,
+    alpha: Annotated[float, typer.Option(
+        min=1e-9, help="Additive smoothing of the word counts (1: Laplace).")] = 1.0,
+    min_df: Annotated[int, typer.Option(
+        min=1, help="Leave out words on fewer training pages.")] = 1,
+    prior: Annotated[bool, typer.Option(
+        "--prior/--no-prior", help="Class priors from the training counts, or uniform.")
+    ] = True,
+    max_bytes: MaxBytesOption = DEFAULT_MAX_BYTES,
+) -> None:
+    """Train a Naive Bayes page classifier on labelled pages.
+
+    Each page's text (templates removed first with `--denoise`) is split into
+    lower-cased words; a multinomial Naive Bayes learns the labels from their
+    counts. A line naming a page that cannot be read is reported and skipped.
+
+    Example: mining classify train labels.tsv --out topics.npz --denoise page
+    """
+    err = Console(stderr=True)
+    if recall is not None and denoise != Denoise.page:
+        raise typer.BadParameter("--recall needs --denoise page")
+    classifier = PageClassifier(alpha=alpha, fit_prior=prior, min_df=min_df,
+                                denoise=str(denoise), recall=recall)
+    template = _detector(err, classifier, detector)
+    started = time.process_time()
+    skipped: list[str] = []
+    pages = _labelled(err, labels, max_bytes, skipped)
+    label_of = {id(page): label for page, label in pages}
+    texts, targets = [], []
+    for page, text in _texts(err, classifier, (p for p, _ in pages), template, skipped,
+                             len(pages)):
+        texts.append(text)
+        targets.append(label_of[id(page)])
+    if not texts:
+        raise _fail(err, f"{labels}: no readable pages", 1)
+    try:
+        classifier.fit(texts, targets)
+    except ValueError as error:
+        raise _fail(err, f"{labels}: {error}", 1) from None
+    try:
+        classifier.save(out, extra={"training": {
+            "pages": len(texts), "labels": str(labels), "skipped": len(skipped),
+            "detector": str(detector) if detector is not None else None}})
+    except OSError as error:
+        raise _fail(err, f"{out}: cannot write ({error.strerror or error})", 1) from None
+    counts = ", ".join(f"{label} {int(n)}" for label, n in zip(
+        classifier.classes_, classifier.class_count_, strict=True))
+    _say(err, f"classifier written to {out}: {len(texts)} pages ({counts}), "
+         f"{len(classifier.vocabulary_):,} words, {len(skipped)} skipped, "
+         f"{time.process_time() - started:.1f} CPU seconds")
+
+
+@classify_app.command("predict")
+def predict_command(
+    inputs: InputsArg,
+    model: ModelOption,
+    detector: DetectorOption = None,
+    out: Annotated[Path, typer.Option("--out", "-o", help="Write here instead of standard "
+                                      "output (atomically).")] = Path("-"),
+    max_bytes: MaxBytesOption = DEFAULT_MAX_BYTES,
+) -> None:
+    """Label pages with a trained classifier.
+
+    Prints one JSON line per page, in input order: `{"page", "url", "label", "score",
+    "scores"}`, `score` being the posterior of the label (Naive Bayes posteriors are
+    overconfident: use them to rank, not as calibrated probabilities). The page's
+    text is made as the classifier's training text was (its `--denoise`); with
+    `site`, the pages of a site in this batch are compared with each other.
+
+    Example: mining classify predict pages/ --model topics.npz > labels.jsonl
+    """
+    err = Console(stderr=True)
+    classifier, _ = _load(err, model)
+    template = _detector(err, classifier, detector)
+    skipped: list[str] = []
+    done = 0
+    started = time.process_time()
+    try:
+        with atomic_text(out) as stream:
+            for page, text in _texts(err, classifier, _read(inputs, max_bytes, skipped, err),
+                                     template, skipped):
+                probabilities = classifier.predict_proba([text])[0]
+                best = int(np.argmax(probabilities))
+                stream.write(json.dumps({
+                    "page": page.id, "url": page.url, "label": str(classifier.classes_[best]),
+                    "score": round(float(probabilities[best]), 6),
+                    "scores": {str(label): round(float(p), 6) for label, p in zip(
+                        classifier.classes_, probabilities, strict=True)},
+                }, ensure_ascii=False) + "\n")
+                done += 1
+    except BrokenPipeError:  # a reader like `head` left: not an error
+        sys.stderr.close()
+        raise typer.Exit(0) from None
+    except OSError as error:
+        raise _fail(err, f"{out}: cannot write ({error.strerror or error})", 1) from None
+    _say(err, f"{done} pages, {len(skipped)} skipped, "
+         f"{time.process_time() - started:.1f} CPU seconds")
+    if not done:
+        raise typer.Exit(1)
+
+
+@classify_app.command("evaluate")
+def evaluate_command(
+    labels: LabelsArg,
+    model: ModelOption,
+    detector: DetectorOption = None,
+    as_json: Annotated[bool, typer.Option("--json", help="One JSON object on standard "
+                                          "output: accuracy, per-class figures, confusion.")
+                       ] = False,
+    max_bytes: MaxBytesOption = DEFAULT_MAX_BYTES,
+) -> None:
+    """Accuracy of a classifier on labelled pages, per-class figures and the confusion
+    matrix (rows: true labels, columns: predicted).
+
+    A label the classifier does not know counts as an error on every page.
+
+    Example: mining classify evaluate test.tsv --model topics.npz
+    """
+    err = Console(stderr=True)
+    classifier, _ = _load(err, model)
+    template = _detector(err, classifier, detector)
+    started = time.process_time()
+    skipped: list[str] = []
+    pages = _labelled(err, labels, max_bytes, skipped)
+    label_of = {id(page): label for page, label in pages}
+    truth, texts = [], []
+    for page, text in _texts(err, classifier, (p for p, _ in pages), template, skipped,
+                             len(pages)):
+        truth.append(label_of[id(page)])
+        texts.append(text)
+    if not texts:
+        raise _fail(err, f"{labels}: no readable pages", 1)
+    report = ClassificationReport.of(truth, classifier.predict(texts).tolist())
+    if as_json:
+        sys.stdout.write(json.dumps({"denoise": str(classifier.denoise), **report.as_dict()},
+                                    ensure_ascii=False) + "\n")
+    else:
+        _print_report(report)
+    _say(err, f"{report.total} pages, {len(skipped)} skipped, "
+         f"{time.process_time() - started:.1f} CPU seconds")
+
+
+def _print_report(report: ClassificationReport) -> None:
+    console = Console(width=120)
+    console.print(f"accuracy {report.accuracy:.4f} ({report.correct} of {report.total} pages)",
+                  markup=False, highlight=False)
+    figures = Table(title="Per class", title_justify="left")
+    for column in ("class", "precision", "recall", "F1", "pages"):
+        figures.add_column(column, justify="left" if column == "class" else "right")
+    for label, p, r, f, n in zip(report.labels, report.precision(), report.recall(),
+                                 report.f1(), report.support(), strict=True):
+        figures.add_row(label, f"{p:.3f}", f"{r:.3f}", f"{f:.3f}", str(int(n)))
+    console.print(figures)
+    console.print("Confusion: rows are true labels, columns predicted ones", markup=False,
+                  highlight=False)
+    confusion = Table()
+    confusion.add_column("")
+    for label in report.labels:
+        confusion.add_column(label, justify="right")
+    for label, row in zip(report.labels, report.confusion, strict=True):
+        confusion.add_row(label, *(str(int(n)) for n in row))
+    console.print(confusion)

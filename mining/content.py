@@ -5,7 +5,10 @@ Chakrabarti, Kumar & Punera (6.2, 6.3) compare three inputs, and so do we:
 - ``none`` (their FULLTEXT): the page's visible body text;
 - ``site`` (SITELEVEL): the text the site-level fingerprint method does not call
   template, fitted on the pages of each site in the batch (so it needs several pages
-  of a site: a page alone on its site keeps all its text);
+  of a site: a page alone on its site keeps all its text). The method is the one whose
+  labels train the page-level model (:func:`denoise.training.site_labeller`: Kołcz &
+  Yih's fingerprints over the ``regions`` segmentation, which gives every text of the
+  body a block, with Chakrabarti's 85% containment rule and structure matching);
 - ``page`` (PAGELEVEL): the text the page-level detector keeps, page by page, at its
   stored operating point (90% cross-site precision) unless told otherwise.
 
@@ -23,8 +26,8 @@ from denoise.detector import TemplateDetector, block_lines
 from denoise.errors import PageError
 from denoise.features import SCHEME
 from denoise.page import Page
-from denoise.site import FingerprintMethod
 from denoise.site.batch import label_sites
+from denoise.training import site_labeller
 
 
 class Denoise(StrEnum):
@@ -46,7 +49,7 @@ def page_texts(pages: Iterable[Page], mode: Denoise | str, *,
     """
     mode = Denoise(mode)
     if mode is Denoise.site:
-        for labelled in label_sites(pages, lambda _: FingerprintMethod(), on_error=on_error):
+        for labelled in label_sites(pages, lambda _: site_labeller(), on_error=on_error):
             blocks = labelled.blocks
             keep = ~labelled.template_chunks() & (blocks.chunk_block >= 0)
             yield labelled.page, block_lines(blocks, keep)

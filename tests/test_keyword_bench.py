@@ -12,20 +12,17 @@ import pytest
 from lxml import etree
 from typer.testing import CliRunner
 
+from corpora.hosts import HostPage, site_key
 from corpora.keyword_bench import (
-    HostPage,
-    PlacementError,
     Story,
     app,
     assemble,
     load_stories,
-    place_story,
-    site_key,
-    split_sentences,
     split_stories,
     write_benchmark,
 )
 from corpora.locate import CorpusMissingError, corpus_path
+from corpora.placement import PlacementError, place_story, split_sentences
 
 ARTICLE = [
     "The harbour council met on Tuesday to discuss the new ferry timetable for winter.",

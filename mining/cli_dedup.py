@@ -1,0 +1,236 @@
+"""``mining dedup``: near-duplicate pages, templates removed first if asked."""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Annotated, TextIO
+
+import numpy as np
+import typer
+from rich.console import Console
+from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+
+from denoise.cli import InputsArg, _say
+from denoise.cli_page import MaxBytesOption, _read, _skipper
+from denoise.decode import DEFAULT_MAX_BYTES
+from denoise.errors import DenoiseError
+from denoise.output import atomic_text
+from denoise.page import Page
+from mining.cli import app
+from mining.content import Denoise, page_texts
+from mining.dedup import DedupConfig, NearDuplicateIndex, Rule
+from mining.matches import Matches, iter_pairs
+from mining.shingles import shingles_of_words, word_hashes
+
+#: Pages sketched together (one numpy product each): large enough to amortise the
+#: per-call cost, small enough that a page's shingles are not held for long.
+_BATCH = 256
+
+
+def _progress(err: Console) -> Progress:
+    return Progress(SpinnerColumn(), TextColumn("{task.description}"),
+                    TextColumn("{task.completed} pages"), TimeElapsedColumn(), console=err,
+                    transient=True, disable=not err.is_terminal)
+
+
+def _count(number: int, thing: str) -> str:
+    return f"{number} {thing}{'' if number == 1 else 's'}"
+
+
+def _fail(err: Console, message: object, code: int = 2) -> typer.Exit:
+    _say(err, f"error: {message}")
+    return typer.Exit(code)
+
+
+def _config(err: Console, explicit: dict[str, object], index: Path | None
+            ) -> tuple[DedupConfig, NearDuplicateIndex]:
+    """The parameters of this run and the index to match against (empty without
+    ``--index``): a saved index's parameters unless an option asks for others, which is
+    refused."""
+    if explicit.get("rule") == Rule.paper:
+        lsh_only = [f"--{name.replace('_', '-')}" for name in ("threshold", "num_perm", "seed")
+                    if name in explicit]
+        if lsh_only:
+            raise typer.BadParameter(f"{', '.join(lsh_only)} belong to --rule lsh")
+    if index is None:
+        try:
+            config = DedupConfig(**explicit)  # type: ignore[arg-type]
+        except ValueError as error:
+            raise typer.BadParameter(str(error)) from None
+        return config, NearDuplicateIndex(config)
+    try:
+        loaded = NearDuplicateIndex.load(index, expect=explicit)
+    except DenoiseError as error:
+        raise _fail(err, error) from None
+    return loaded.config, loaded
+
+
+def _pages_signed(texts: Iterator[tuple[Page, str]], index: NearDuplicateIndex,
+                  config: DedupConfig, skipped: list[str], err: Console,
+                  progress: Progress) -> tuple[list[str], np.ndarray, int, int]:
+    """Ids and sketches of the pages that have words; how many were shorter than a
+    shingle, and how many had no words (named on stderr, skipped)."""
+    task = progress.add_task("shingling and sketching", total=None)
+    ids: list[str] = []
+    parts: list[np.ndarray] = []
+    batch: list[np.ndarray] = []
+    short = empty = 0
+    after = "" if config.denoise is Denoise.none else " once its template is removed"
+    for page, text in texts:
+        progress.advance(task)
+        words = word_hashes(text)
+        if not words.size:
+            empty += 1
+            skipped.append(page.id)
+            _say(err, f"skipped {page.id}: no words to shingle{after}")
+            continue
+        short += words.size < config.shingle
+        ids.append(page.id)
+        batch.append(shingles_of_words(words, config.shingle))
+        if len(batch) == _BATCH:
+            parts.append(index.sketch(batch))
+            batch = []
+    if batch:
+        parts.append(index.sketch(batch))
+    sketches = np.concatenate(parts) if parts else np.empty((0, index.width), index.dtype)
+    return ids, sketches, short, empty
+
+
+def _write_pairs(stream: TextIO, matches: Matches, ids: list[str], old_ids: list[str],
+                 with_index: bool, paper: bool) -> int:
+    pairs = matches.pairs()
+    for a, b, indexed, similarity, shared in iter_pairs(pairs):
+        record: dict[str, object] = {"a": ids[a], "b": old_ids[b] if indexed else ids[b],
+                                     "similarity": round(similarity, 4)}
+        if paper:
+            record["matches"] = shared
+        if with_index:
+            record["indexed"] = indexed
+        stream.write(json.dumps(record, ensure_ascii=False) + "\n")
+    return len(pairs)
+
+
+def _write_clusters(stream: TextIO, matches: Matches, ids: list[str], old_ids: list[str],
+                    with_index: bool) -> tuple[int, int]:
+    clusters = matches.clusters()
+    pages = 0
+    for cluster in clusters:
+        record: dict[str, object] = {"size": cluster.size,
+                                     "pages": [ids[row] for row in cluster.rows.tolist()],
+                                     "similarity": round(cluster.similarity, 4)}
+        if with_index:
+            record["indexed"] = [old_ids[row] for row in cluster.indexed.tolist()]
+        stream.write(json.dumps(record, ensure_ascii=False) + "\n")
+        pages += len(cluster.rows)
+    return len(clusters), pages
+
+
+@app.command("dedup")
+def dedup_command(
+    inputs: InputsArg,
+    denoise: Annotated[Denoise | None, typer.Option(
+        help="What is shingled: none = all the page's text (the paper's FULLTEXT); site = "
+        "what the site-level fingerprint method keeps, fitted on each site's pages in the "
+        "batch (SITELEVEL; a page alone on its site keeps everything, and text on >= 10% of "
+        "a site's pages, such as copies of one article, is removed); page = what the "
+        "page-level detector keeps (PAGELEVEL). [default: none, or the --index's]",
+        show_default=False)] = None,
+    rule: Annotated[Rule | None, typer.Option(
+        help="lsh: MinHash signatures, LSH banding, pairs verified at --threshold; paper: "
+        "Chakrabarti et al.'s 8 smallest hashes, duplicates when >= 4 match. "
+        "[default: lsh, or the --index's]", show_default=False)] = None,
+    threshold: Annotated[float | None, typer.Option(
+        help="lsh: report pairs whose estimated Jaccard similarity of shingle sets is at "
+        "least this. [default: 0.8, or the --index's]", show_default=False)] = None,
+    num_perm: Annotated[int | None, typer.Option(
+        min=2, help="lsh: MinHash permutations. [default: 128, or the --index's]",
+        show_default=False)] = None,
+    seed: Annotated[int | None, typer.Option(
+        help="lsh: seed of datasketch's permutations. [default: 1, or the --index's]",
+        show_default=False)] = None,
+    shingle: Annotated[int | None, typer.Option(
+        min=1, help="Words in a shingle. [default: 6, or the --index's]",
+        show_default=False)] = None,
+    pairs: Annotated[bool, typer.Option(
+        "--pairs", help="One JSON line per duplicate pair instead of per cluster.")] = False,
+    index: Annotated[Path | None, typer.Option(
+        help="Also match against the pages of this saved index (from --save-index); its "
+        "parameters are used, and an option asking for others is refused.",
+        show_default=False)] = None,
+    save_index: Annotated[Path | None, typer.Option(
+        help="Save the sketches of this batch (and of --index's pages) here.",
+        show_default=False)] = None,
+    out: Annotated[Path, typer.Option(
+        "--out", "-o", help="Write here instead of standard output (atomically).")
+    ] = Path("-"),
+    site: Annotated[str | None, typer.Option(
+        help="Treat every page as one site (default: the URL's host, or the page's "
+        "folder).", show_default=False)] = None,
+    max_bytes: MaxBytesOption = DEFAULT_MAX_BYTES,
+) -> None:
+    """Find near-duplicate pages.
+
+    Each page's text (lower-cased, alphanumeric words; its template removed first with
+    `--denoise site|page`) is cut into shingles of 6 consecutive words; a page shorter
+    than a shingle is one shingle of all its words, and a page without words is named,
+    counted and skipped. Pages are compared by MinHash (or the paper's rule) over their
+    shingle sets.
+
+    Prints one JSON line per cluster of duplicates, `{"size", "pages", "similarity"}`
+    (the lowest similarity of the pairs that link it), or with `--pairs` one per pair,
+    `{"a", "b", "similarity"}` (and `"matches"` under the paper's rule). With
+    `--index`, pages of the saved index appear under `"indexed"`.
+
+    Example: mining dedup pages/ --denoise page --save-index pages.npz
+    """
+    err = Console(stderr=True)
+    started = time.process_time()
+    explicit = {name: value for name, value in (
+        ("shingle", shingle), ("rule", rule), ("denoise", denoise), ("threshold", threshold),
+        ("num_perm", num_perm), ("seed", seed)) if value is not None}
+    config, index_ = _config(err, explicit, index)
+    skipped: list[str] = []
+    try:
+        with _progress(err) as progress:
+            texts = page_texts(_read(inputs, max_bytes, skipped, err, site=site),
+                               config.denoise, on_error=_skipper(skipped, err))
+            ids, sketches, short, empty = _pages_signed(texts, index_, config, skipped, err,
+                                                        progress)
+    except DenoiseError as error:  # the page-level detector's model cannot be loaded
+        raise _fail(err, error) from None
+    if not ids:
+        raise _fail(err, "no page had words to shingle", 1)
+    matches = index_.match(sketches)
+    indexed = len(index_)
+    try:
+        with atomic_text(out) as stream:
+            if pairs:
+                count = _write_pairs(stream, matches, ids, index_.ids, index is not None,
+                                     config.rule is Rule.paper)
+                found = _count(count, "duplicate pair")
+            else:
+                clusters, in_clusters = _write_clusters(stream, matches, ids, index_.ids,
+                                                        index is not None)
+                found = f"{_count(clusters, 'cluster')} holding {in_clusters} of these pages"
+    except BrokenPipeError:  # a reader like `head` left: not an error
+        sys.stderr.close()
+        raise typer.Exit(0) from None
+    except OSError as error:
+        raise _fail(err, f"{out}: cannot write ({error.strerror or error})", 1) from None
+    saved = ""
+    if save_index is not None:
+        index_.add(ids, sketches)
+        try:
+            index_.save(save_index, {"inputs": [str(i) for i in inputs]})
+        except OSError as error:
+            raise _fail(err, f"{save_index}: cannot write ({error.strerror or error})",
+                        1) from None
+        saved = f"; index of {len(index_)} pages saved to {save_index}"
+    against = f" (against {indexed} indexed pages in {index})" if index is not None else ""
+    _say(err, f"{len(ids)} pages sketched ({short} shorter than a shingle, shingled whole), "
+         f"{len(skipped)} skipped ({empty} without words); {found}{against}; "
+         f"{config.describe()}; {time.process_time() - started:.1f} CPU seconds{saved}")

@@ -1,0 +1,192 @@
+"""Text to word shingles: the set a page is compared by in near-duplicate detection.
+
+Chakrabarti et al. (6.2) lower-case the text, keep only alphanumeric characters and
+take every window of 6 consecutive words. We do the same, with Unicode's idea of
+alphanumeric (``str.isalnum``, so "café" and "Москва" are words; the underscore is
+not), and windows that run across block boundaries (the paper moves one window over
+the whole text).
+
+Each word is hashed once and a shingle's hash combines its k word hashes, all in
+numpy: a page costs a handful of array operations, not a Python step per word.
+Lower-casing and the alphanumeric test are one look-up table over code points
+(``str.lower`` alone costs more than all the hashing on a non-ASCII page).
+
+- A word's hash is a polynomial over its lower-cased code points modulo 2**64,
+  taken for every word at once from one prefix sum over the text, then mixed with
+  the MurmurHash3 64-bit finalizer. (Polynomial hashes modulo 2**64 can be made to
+  collide by crafted strings thousands of bytes long; words are not such strings.)
+- A shingle's hash is the polynomial (Horner) combination of its k word hashes,
+  mixed again: k array operations whatever the text's length.
+- A text shorter than k words (but not empty) is **one shingle of all its words**:
+  two identical short texts are then duplicates and any two different ones are not,
+  which is the exact Jaccard answer for texts too short to share a partial window.
+  Skipping them instead would silently drop real duplicates (two copies of the same
+  short notice). Callers count such texts (:func:`word_hashes` tells the length).
+- An empty text has no shingles; it has no set to compare, so callers skip it.
+
+:func:`reference_shingle_hash` is the same hash in plain Python, one shingle at a
+time: the tests and the speed benchmark use it to check the arrays.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = [
+    "DEFAULT_SHINGLE",
+    "SHINGLE_HASH",
+    "TOKENS",
+    "fmix64",
+    "reference_shingle_hash",
+    "shingle_hashes",
+    "shingles_of_words",
+    "word_hashes",
+    "words",
+]
+
+#: Chakrabarti et al.'s window: 6 consecutive words.
+DEFAULT_SHINGLE = 6
+#: Names of the tokenization and the hash, saved with every index and checked on load.
+TOKENS = "lower-unicode-alnum-v1"
+SHINGLE_HASH = "poly64-fmix64-v1"
+
+_MASK64 = (1 << 64) - 1
+# Odd multipliers (invertible modulo 2**64): one for characters within a word, one
+# for words within a shingle.
+_CHAR_BASE = 0x100000001B3  # the FNV-1 64-bit prime
+_WORD_BASE = 0x9E3779B97F4A7C15  # 2**64 / golden ratio, odd
+_CHAR_BASE_INVERSE = pow(_CHAR_BASE, -1, 1 << 64)
+_FMIX = (33, 0xFF51AFD7ED558CCD, 33, 0xC4CEB9FE1A85EC53, 33)  # MurmurHash3 fmix64
+_BMP = 1 << 16
+
+
+def _word_char(char: str) -> int:
+    """The code point ``char`` stands for in a word (lower-cased), or 0 for a separator.
+
+    The few characters whose lower case is two characters ("İ") stay as they are."""
+    if not char.isalnum():
+        return 0
+    lower = char.lower()
+    return ord(lower) if len(lower) == 1 else ord(char)
+
+
+def _word_table() -> np.ndarray:
+    table = np.fromiter((_word_char(chr(code)) for code in range(_BMP)), dtype=np.uint32,
+                        count=_BMP)
+    table.flags.writeable = False
+    return table
+
+
+#: Code point -> lower-cased code point, 0 for non-alphanumeric (the Basic Multilingual
+#: Plane; the rare characters above it are looked up one by one).
+_WORD_TABLE = _word_table()
+
+
+def _power_table(base: int, length: int) -> np.ndarray:
+    """base**0, base**1, ... modulo 2**64 (``length`` of them)."""
+    powers = np.full(length, base, dtype=np.uint64)
+    powers[:1] = 1
+    return np.multiply.accumulate(powers)
+
+
+#: Powers of the character base and of its inverse for texts of up to 64k characters
+#: (1 MB, read-only); longer texts compute theirs.
+_TABLE_LENGTH = 1 << 16
+_POWERS = _power_table(_CHAR_BASE, _TABLE_LENGTH)
+_INVERSE_POWERS = _power_table(_CHAR_BASE_INVERSE, _TABLE_LENGTH)
+_POWERS.flags.writeable = _INVERSE_POWERS.flags.writeable = False
+
+
+def words(text: str) -> list[str]:
+    """The words of ``text`` in plain Python: runs of alphanumeric characters,
+    lower-cased (the definition :func:`word_hashes` implements with arrays)."""
+    chars = (chr(code) if (code := _word_char(char)) else " " for char in text)
+    return "".join(chars).split()
+
+
+def fmix64(values: np.ndarray) -> np.ndarray:
+    """MurmurHash3's 64-bit finalizer, element-wise (a bijection that mixes every bit)."""
+    s1, m1, s2, m2, s3 = (np.uint64(c) for c in _FMIX)
+    values = values ^ (values >> s1)
+    values = values * m1
+    values = values ^ (values >> s2)
+    values = values * m2
+    return values ^ (values >> s3)
+
+
+def _code_points(text: str) -> np.ndarray:
+    """The text as word code points (lower-cased; 0 between words), uint32."""
+    raw = np.frombuffer(text.encode("utf-32-le", errors="surrogatepass"), dtype=np.uint32)
+    codes = _WORD_TABLE[np.minimum(raw, _BMP - 1)]
+    astral = np.flatnonzero(raw >= _BMP)
+    if astral.size:  # emoji, rare CJK: a Python look-up each, there are few
+        codes[astral] = [_word_char(chr(code)) for code in raw[astral].tolist()]
+    return codes
+
+
+def word_hashes(text: str) -> np.ndarray:
+    """The 64-bit hash of every word of ``text``, in order (uint64; empty for no words)."""
+    codes = _code_points(text)
+    edges = np.diff((codes != 0).view(np.int8), prepend=np.int8(0), append=np.int8(0))
+    starts = np.flatnonzero(edges == 1)
+    if not starts.size:
+        return np.empty(0, dtype=np.uint64)
+    ends = np.flatnonzero(edges == -1)
+    # prefix[i] = sum of code_j * B**j for j < i, so a word's slice of it is its
+    # polynomial times B**start: B**-start brings it back (all modulo 2**64, where
+    # uint64 arithmetic wraps).
+    if codes.size <= _TABLE_LENGTH:
+        powers, inverse = _POWERS[:codes.size], _INVERSE_POWERS
+    else:
+        powers = _power_table(_CHAR_BASE, codes.size)
+        inverse = _power_table(_CHAR_BASE_INVERSE, codes.size)
+    prefix = np.zeros(codes.size + 1, dtype=np.uint64)
+    np.cumsum(codes * powers, out=prefix[1:])
+    return fmix64((prefix[ends] - prefix[starts]) * inverse[starts])
+
+
+def shingles_of_words(words: np.ndarray, k: int = DEFAULT_SHINGLE) -> np.ndarray:
+    """The hash of every window of ``k`` consecutive words (uint64, ``len(words) - k + 1``
+    of them; one over all the words when there are fewer than ``k``; none for none)."""
+    if k < 1:
+        raise ValueError(f"a shingle needs at least one word, not {k}")
+    count = words.size
+    if count == 0:
+        return np.empty(0, dtype=np.uint64)
+    width = min(k, count)
+    windows = count - width + 1
+    base = np.uint64(_WORD_BASE)
+    combined = words[:windows].copy()
+    for offset in range(1, width):
+        combined *= base
+        combined += words[offset:offset + windows]
+    return fmix64(combined)
+
+
+def shingle_hashes(text: str, k: int = DEFAULT_SHINGLE) -> np.ndarray:
+    """The hashes of the ``k``-word shingles of ``text`` (see the module notes)."""
+    return shingles_of_words(word_hashes(text), k)
+
+
+def _fmix64_int(value: int) -> int:
+    s1, m1, s2, m2, s3 = _FMIX
+    value ^= value >> s1
+    value = (value * m1) & _MASK64
+    value ^= value >> s2
+    value = (value * m2) & _MASK64
+    return value ^ (value >> s3)
+
+
+def reference_shingle_hash(shingle: str | bytes) -> int:
+    """The hash :func:`shingle_hashes` gives a shingle, computed in plain Python from
+    its :func:`words` joined by single spaces (UTF-8 bytes or text): a check for the
+    arrays, and a ``hashfunc`` for datasketch's own per-shingle loop."""
+    text = shingle.decode("utf-8") if isinstance(shingle, bytes) else shingle
+    combined = 0
+    for word in text.split(" "):
+        value, power = 0, 1
+        for char in word:
+            value = (value + ord(char) * power) & _MASK64
+            power = (power * _CHAR_BASE) & _MASK64
+        combined = (combined * _WORD_BASE + _fmix64_int(value)) & _MASK64
+    return _fmix64_int(combined)
