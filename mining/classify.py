@@ -32,7 +32,7 @@ from denoise.arrayfile import ModelError, read_arrays, write_arrays
 from denoise.detector import TemplateDetector
 from denoise.errors import PageError
 from denoise.page import Page
-from mining.content import Denoise, page_texts
+from mining.content import PAGE_RECALL, Denoise, page_texts
 
 FORMAT_KIND = "webdenoise-page-classifier"
 FORMAT_VERSION = 1
@@ -61,7 +61,7 @@ class PageClassifier(ClassifierMixin, BaseEstimator):
         without what the site-level method calls template; ``page``: without what
         the page-level detector calls template). Stored, not used by :meth:`fit`.
     recall : for ``denoise="page"``, the detector's operating point (the share of an
-        unseen site's template blocks it finds); None: the detector's stored one.
+        unseen site's template blocks it finds); None: ``mining.content.PAGE_RECALL``.
 
     Fitted attributes: ``classes_`` (labels, sorted), ``vocabulary_`` (words, in
     column order), ``class_log_prior_`` (n_classes), ``feature_log_prob_``
@@ -161,16 +161,16 @@ class PageClassifier(ClassifierMixin, BaseEstimator):
               ) -> Iterator[tuple[Page, str]]:
         """Each page with the text this classifier reads (see ``denoise``), in input
         order; ``detector`` for ``page`` (default: the shipped one), cut at ``recall``
-        when set. Pages that cannot be parsed go to ``on_error`` (raised without one).
+        (default :data:`mining.content.PAGE_RECALL`). Pages that cannot be parsed go
+        to ``on_error`` (raised without one).
 
         Lazy for ``none`` and ``page``; ``site`` reads the whole batch first (a page's
         template is what recurs on the other pages of its site in the batch).
         """
         self._check_params()
         if self.denoise == Denoise.page:
-            detector = detector or TemplateDetector.load()
-            if self.recall is not None:
-                detector = detector.at_recall(float(self.recall))
+            detector = (detector or TemplateDetector.load()).at_recall(
+                float(self.recall) if self.recall is not None else PAGE_RECALL)
         if self.denoise != Denoise.site:
             return page_texts(pages, self.denoise, detector=detector, on_error=on_error)
         held = list(pages)

@@ -92,7 +92,8 @@ def _texts(err: Console, classifier: PageClassifier, pages: Iterable[Page],
            total: int | None = None) -> Iterator[tuple[Page, str]]:
     """The classifier's text of each page, with a progress bar; unparsable pages skipped."""
     what = {"none": "reading text", "site": "removing site templates",
-            "page": "removing page templates"}[str(classifier.denoise)]
+            "page": "removing page templates",
+            "main": "extracting main content"}[str(classifier.denoise)]
     with _progress(err) as progress:
         task = progress.add_task(what, total=total)
         for page, text in classifier.texts(pages, detector=detector,
@@ -109,12 +110,13 @@ def train_command(
     denoise: Annotated[Denoise, typer.Option(
         help="What is removed from each page first: none (FULLTEXT), site (what recurs on "
         "the other pages of its site in the file: SITELEVEL) or page (what the page-level "
-        "detector calls template: PAGELEVEL). Stored in the classifier: predict and "
-        "evaluate do the same.")] = Denoise.none,
+        "detector calls template: PAGELEVEL) or main (all but the page's main content). "
+        "Stored in the classifier: predict and evaluate do the same.")] = Denoise.none,
     recall: Annotated[float | None, typer.Option(
         callback=_fraction, help="With `--denoise page`: the detector's operating point, "
-        "the share of an unseen site's template blocks to remove (default: its stored "
-        "one, 90% cross-site precision). Stored in the classifier.",
+        "the share of an unseen site's template blocks to remove (default: 0.5, "
+        "Kołcz & Yih's; the stored 90%-precision point removes too much text for "
+        "mining). Stored in the classifier.",
         show_default=False)] = None,
     detector: DetectorOption = None,
     alpha: Annotated[float, typer.Option(

@@ -137,7 +137,8 @@ def dedup_command(
         "what the site-level fingerprint method keeps, fitted on each site's pages in the "
         "batch (SITELEVEL; a page alone on its site keeps everything, and text on >= 10% of "
         "a site's pages, such as copies of one article, is removed); page = what the "
-        "page-level detector keeps (PAGELEVEL). [default: none, or the --index's]",
+        "page-level detector keeps (PAGELEVEL, at template recall 0.5); main = the page's "
+        "main content only. [default: none, or the --index's]",
         show_default=False)] = None,
     rule: Annotated[Rule | None, typer.Option(
         help="lsh: MinHash signatures, LSH banding, pairs verified at --threshold; paper: "
@@ -175,7 +176,7 @@ def dedup_command(
     """Find near-duplicate pages.
 
     Each page's text (lower-cased, alphanumeric words; its template removed first with
-    `--denoise site|page`) is cut into shingles of 6 consecutive words; a page shorter
+    `--denoise site|page|main`) is cut into shingles of 6 consecutive words; a page shorter
     than a shingle is one shingle of all its words, and a page without words is named,
     counted and skipped. Pages are compared by MinHash (or the paper's rule) over their
     shingle sets.
