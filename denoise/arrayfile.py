@@ -66,9 +66,16 @@ def read_arrays(path: str | os.PathLike[str], kind: str, version: int, *,
             raise ModelError(source, f"not a readable {what} file (not an .npz of plain "
                              "arrays; pickled objects are never loaded)") from None
         raise ModelError(source, f"not a readable {what} file ({error})") from None
+    if "header" not in arrays:
+        raise ModelError(source, f"not a {what} file (no header)")
+    # numpy hands back a zip member not named .npy as raw bytes, not as an array
+    odd = sorted(name for name, value in arrays.items() if not isinstance(value, np.ndarray))
+    if odd:
+        raise ModelError(source, f"not a readable {what} file (member {odd[0]!r} is not a "
+                         "numpy array)")
     try:
         header = json.loads(arrays.pop("header").tobytes().decode())
-    except (KeyError, ValueError, UnicodeDecodeError):
+    except (ValueError, UnicodeDecodeError, RecursionError):  # RecursionError: "[[[[..."
         raise ModelError(source, f"not a {what} file (no header)") from None
     if not isinstance(header, dict) or header.get("kind") != kind:
         found = header.get("kind") if isinstance(header, dict) else None

@@ -67,10 +67,18 @@ TopOption = Annotated[int, typer.Option("--top", "-n", min=1, help="Keywords per
 DenoiseOption = Annotated[bool, typer.Option(
     "--denoise/--no-denoise", help="Remove the page's template blocks first (the shipped "
     "template detector, or --detector).")]
+_RECALL_HELP = ("The detector's operating point: the share of an unseen site's template "
+                "blocks it should find (default: {}).")
 RecallOption = Annotated[float | None, typer.Option(
-    callback=_fraction, help="The detector's operating point: the share of an unseen site's "
-    "template blocks it should find (default: the recall the ranker was trained with; "
-    "Kołcz & Yih used 0.5).", show_default=False)]
+    callback=_fraction, help=_RECALL_HELP.format(
+        "the recall the ranker was trained with; Kołcz & Yih used 0.5"),
+    show_default=False)]
+ChosenRecallOption = Annotated[float | None, typer.Option(
+    callback=_fraction, help=_RECALL_HELP.format(
+        "chosen by 5-fold cross-validation on the training pages"), show_default=False)]
+FixedRecallOption = Annotated[float | None, typer.Option(
+    callback=_fraction, help=_RECALL_HELP.format(f"{DEFAULT_RECALL}, Kołcz & Yih's"),
+    show_default=False)]
 DetectorOption = Annotated[Path | None, typer.Option(
     help="Template model from 'denoise train' (default: the shipped one).", show_default=False)]
 RankerOption = Annotated[Path | None, typer.Option(
@@ -237,8 +245,14 @@ def _chosen_recall(err: Console, pages: list[LabelledPage], detector: TemplateDe
             tried.append(f"{recall}: {100 * score:.2f}")
             progress.advance(task)
 
-        recall = choose_recall(pages, detector, statistics=statistics,
-                               denoise_train=denoise_train, on_recall=done)
+        try:
+            # a page that does not parse is named once, where the pages are prepared
+            recall = choose_recall(pages, detector, statistics=statistics,
+                                   denoise_train=denoise_train, on_recall=done,
+                                   on_error=lambda _: None)
+        except ValueError as error:
+            raise _fail(err, f"cannot choose the detector's recall by cross-validation "
+                        f"({error}): give --recall", 1) from None
     _say(err, f"detector recall {recall} (mean top-N score in 5-fold cross-validation on the "
          f"training pages: {', '.join(tried)})")
     return recall
@@ -260,7 +274,7 @@ def train_command(
     denoise: Annotated[bool, typer.Option(
         "--denoise/--no-denoise", help="Remove template blocks from the training pages "
         "first (Kołcz & Yih's DN_both; they found it does not help).")] = False,
-    recall: RecallOption = None,
+    recall: ChosenRecallOption = None,
     detector: DetectorOption = None,
     df: DfOption = None,
     querylog: QuerylogOption = None,
@@ -360,7 +374,7 @@ def evaluate_command(
 def compare_command(
     train: Annotated[Path, typer.Option(help="Labelled training pages (the paper's IA).")],
     test: Annotated[Path, typer.Option(help="Labelled test pages from other sites (MSN).")],
-    recall: RecallOption = None,
+    recall: ChosenRecallOption = None,
     detector: DetectorOption = None,
     querylog: QuerylogOption = None,
     other_df: Annotated[Path | None, typer.Option(
@@ -397,8 +411,11 @@ def compare_command(
                    True: _prepare(labelled_train, err, template, "training pages, de-noised")}
     test_pages = {False: _prepare(labelled_test, err, None, "test pages"),
                   True: _prepare(labelled_test, err, template, "test pages, de-noised")}
-    results = compare(train_pages, test_pages, queries=tables["query"],
-                      query_parts=tables["query_part"], other_df=other["documents"])
+    try:
+        results = compare(train_pages, test_pages, queries=tables["query"],
+                          query_parts=tables["query_part"], other_df=other["documents"])
+    except ValueError as error:  # training pages without a keyword among their candidates
+        raise _fail(err, f"{train}: {error}", 1) from None
     _print_comparison(results, len(train_pages[False]), len(test_pages[False]), as_json)
 
 
@@ -438,7 +455,7 @@ def df_build_command(
     denoise: Annotated[bool, typer.Option(
         "--denoise/--no-denoise", help="Count only the pages' content (templates removed).")
     ] = False,
-    recall: RecallOption = None,
+    recall: FixedRecallOption = None,
     detector: DetectorOption = None,
     max_bytes: MaxBytesOption = DEFAULT_MAX_BYTES,
 ) -> None:
@@ -513,6 +530,12 @@ def querylog_build_command(
 @app.command()
 def version() -> None:
     """Print the toolkit's version."""
+    from importlib.metadata import PackageNotFoundError
     from importlib.metadata import version as installed
 
-    typer.echo(installed("webdenoise"))
+    try:
+        typer.echo(installed("webdenoise"))
+    except PackageNotFoundError:  # run from a source tree
+        typer.echo("error: webdenoise is not installed, so it has no version "
+                   "(pip install -e .)", err=True)
+        raise typer.Exit(1) from None

@@ -13,7 +13,7 @@ JSON header, and prediction is numpy sums over those arrays, so a model file hol
 numbers and words only, never code.
 
 The classifier works on texts. Which text of a page it was trained on (``denoise``:
-``none``, ``site``, ``page``; ``recall``: the page-level detector's operating point)
+``none``, ``site``, ``page``, ``main``; ``recall``: the page-level detector's operating point)
 is a parameter stored with it, so :meth:`PageClassifier.texts` makes the same text
 of new pages.
 """
@@ -59,7 +59,8 @@ class PageClassifier(ClassifierMixin, BaseEstimator):
     min_df : leave out words on fewer training texts than this.
     denoise : the text of a page the classifier reads (``none``: all of it; ``site``:
         without what the site-level method calls template; ``page``: without what
-        the page-level detector calls template). Stored, not used by :meth:`fit`.
+        the page-level detector calls template; ``main``: the page's main content
+        alone). Stored, not used by :meth:`fit`.
     recall : for ``denoise="page"``, the detector's operating point (the share of an
         unseen site's template blocks it finds); None: ``mining.content.PAGE_RECALL``.
 
@@ -164,7 +165,7 @@ class PageClassifier(ClassifierMixin, BaseEstimator):
         (default :data:`mining.content.PAGE_RECALL`). Pages that cannot be parsed go
         to ``on_error`` (raised without one).
 
-        Lazy for ``none`` and ``page``; ``site`` reads the whole batch first (a page's
+        Lazy for ``none``, ``page`` and ``main``; ``site`` reads the whole batch first (a page's
         template is what recurs on the other pages of its site in the batch).
         """
         self._check_params()
@@ -182,8 +183,10 @@ class PageClassifier(ClassifierMixin, BaseEstimator):
     def save(self, path: str | os.PathLike[str], extra: dict[str, object] | None = None) -> None:
         """Write the classifier to ``path`` (``.npz``) atomically; ``extra`` joins the header."""
         self._check_fitted()
+        # fit_prior may be a numpy bool, which JSON cannot write
+        params = {**self.get_params(), "fit_prior": bool(self.fit_prior)}
         header = {"kind": FORMAT_KIND, "format_version": FORMAT_VERSION,
-                  "params": self.get_params(), "tokenizer": TOKENIZER,
+                  "params": params, "tokenizer": TOKENIZER,
                   "classes": self.classes_.tolist(),
                   "class_count": self.class_count_.tolist(), **(extra or {})}
         vocabulary = np.frombuffer("\n".join(self.vocabulary_.tolist()).encode(), dtype=np.uint8)

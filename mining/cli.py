@@ -1,5 +1,5 @@
 """The ``mining`` command line: near-duplicate detection and page classification, each
-able to remove templates first (``--denoise none | site | page``)."""
+able to remove templates first (``--denoise none | site | page | main``)."""
 
 from __future__ import annotations
 
@@ -26,9 +26,15 @@ from mining import cli_dedup  # noqa: E402, F401
 @app.command()
 def version() -> None:
     """Print the toolkit's version."""
+    from importlib.metadata import PackageNotFoundError
     from importlib.metadata import version as installed
 
-    typer.echo(installed("webdenoise"))
+    try:
+        typer.echo(installed("webdenoise"))
+    except PackageNotFoundError:  # run from a source tree
+        typer.echo("error: webdenoise is not installed, so it has no version "
+                   "(pip install -e .)", err=True)
+        raise typer.Exit(1) from None
 
 
 # The classification commands live in their own module; importing it registers them.

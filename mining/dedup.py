@@ -30,6 +30,7 @@ sketches made otherwise.
 from __future__ import annotations
 
 import functools
+import math
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, fields
@@ -52,6 +53,9 @@ FORMAT_VERSION = 1
 DEFAULT_THRESHOLD = 0.8
 PAPER_KEEP = 8
 PAPER_MATCHES = 4
+#: Most subset keys a page may have under the paper's rule (C(keep, matches); 70 for the
+#: paper's 4 of 8): the join holds that many keys per page.
+MAX_SUBSET_KEYS = 4096
 _VERIFY_CHUNK = 1 << 15
 _REBUILD = "make a new one with 'mining dedup ... --save-index'"
 
@@ -109,11 +113,17 @@ class DedupConfig:
         if self.rule is Rule.paper:
             if not 1 <= self.matches <= self.keep:
                 raise ValueError(f"matches must be in 1..keep ({self.keep}), not {self.matches}")
+            if math.comb(self.keep, self.matches) > MAX_SUBSET_KEYS:
+                raise ValueError(f"{self.matches} of {self.keep} hashes make "
+                                 f"{math.comb(self.keep, self.matches)} keys a page, more "
+                                 f"than {MAX_SUBSET_KEYS}")
             return
         if not 0.0 < self.threshold <= 1.0:
             raise ValueError(f"threshold must be in (0, 1], not {self.threshold}")
         if self.num_perm < 2:
             raise ValueError(f"num_perm must be at least 2, not {self.num_perm}")
+        if not 0 <= self.seed < 2**32:  # what datasketch's numpy generator accepts
+            raise ValueError(f"seed must be in 0..{2**32 - 1}, not {self.seed}")
         if (self.bands is None) != (self.rows is None):
             raise ValueError("give both bands and rows, or neither")
         if self.bands is None:
@@ -325,13 +335,19 @@ class NearDuplicateIndex:
         when ``expect`` (parameter name -> value) asks for other parameters than it has."""
         source = str(path)
         header, arrays = read_arrays(path, KIND, FORMAT_VERSION, what=KIND, rebuild=_REBUILD)
-        index = cls(DedupConfig.from_parameters(header.get("parameters"), source))
+        config = DedupConfig.from_parameters(header.get("parameters"), source)
         pages = header.get("pages")
         try:
             sketches, id_bytes, id_ends = (arrays[name] for name in
                                            ("sketches", "id_bytes", "id_ends"))
         except KeyError as error:
             raise ModelError(source, f"not a complete {KIND} (no {error.args[0]})") from None
+        # the sketches' width before the MinHash permutations (num_perm of them) are made
+        width = config.num_perm if config.rule is Rule.lsh else config.keep
+        if sketches.ndim != 2 or sketches.shape[1] != width:
+            raise ModelError(source, f"damaged {KIND} (sketches of shape {sketches.shape}, "
+                             f"not (pages, {width}))")
+        index = cls(config)
         if not isinstance(pages, int) or id_ends.shape != (pages,) or \
                 id_ends.dtype.kind not in "iu" or id_bytes.dtype != np.uint8 or \
                 id_bytes.ndim != 1:

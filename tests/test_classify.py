@@ -153,6 +153,13 @@ def test_parameters_are_stored(tmp_path):
     assert (loaded.denoise, loaded.recall, loaded.alpha) == ("page", 0.5, 0.1)
 
 
+def test_a_numpy_bool_fit_prior_is_saved(tmp_path):
+    model = PageClassifier(fit_prior=np.False_).fit(*corpus())
+    model.save(tmp_path / "m.npz")
+    loaded, header = PageClassifier.load(tmp_path / "m.npz")
+    assert header["params"]["fit_prior"] is False and loaded.fit_prior is False
+
+
 def _refusal(path: Path, data: bytes | None = None) -> str:
     if data is not None:
         path.write_bytes(data)

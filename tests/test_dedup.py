@@ -321,6 +321,30 @@ def test_corrupt_indexes_are_refused_naming_the_file(saved, tmp_path):
         assert "\n" not in message, name
 
 
+def test_an_index_is_checked_before_its_parameters_cost_memory(saved, tmp_path, monkeypatch):
+    path, _ = saved
+    parameters = json.loads(arrays_of(path)["header"].tobytes())["parameters"]
+    made = []
+    monkeypatch.setattr("mining.dedup.MinHasher", lambda *args: made.append(args))
+    huge = tmp_path / "huge.npz"
+    huge.write_bytes(with_header(path, parameters={**parameters, "num_perm": 10**9,
+                                                   "bands": 1, "rows": 1}))
+    with pytest.raises(ModelError, match=r"damaged .* not \(pages, 1000000000\)"):
+        NearDuplicateIndex.load(huge)
+    assert made == []  # no permutations were drawn for it
+    with pytest.raises(ValueError, match="more than 4096"):
+        DedupConfig(rule="paper", keep=64, matches=32)
+    paper = paper_index()
+    paper.add(["x"], paper.sketch(sets([4, 5, 6])))
+    paper.save(tmp_path / "paper.npz")
+    wide = json.loads(arrays_of(tmp_path / "paper.npz")["header"].tobytes())["parameters"]
+    bomb = tmp_path / "bomb.npz"
+    bomb.write_bytes(with_header(tmp_path / "paper.npz",
+                                 parameters={**wide, "keep": 64, "matches": 32}))
+    with pytest.raises(ModelError, match="invalid parameters"):
+        NearDuplicateIndex.load(bomb)
+
+
 def test_an_index_refuses_other_parameters(saved):
     path, _ = saved
     assert NearDuplicateIndex.load(path, expect={"threshold": 0.7, "num_perm": 64, "seed": 3,
@@ -455,6 +479,24 @@ def test_cli_refuses_an_index_made_otherwise_or_broken(sites, tmp_path):
     assert result.exit_code == 2 and "--threshold belong to --rule lsh" in result.stderr
 
 
+@pytest.mark.parametrize("seed", [-1, 2**32])
+def test_a_seed_datasketch_cannot_use_is_refused(sites, seed, tmp_path):
+    with pytest.raises(ValueError, match=r"seed must be in 0\.\.4294967295"):
+        DedupConfig(seed=seed)
+    result = run(["dedup", sites / "a.com", "--seed", seed])
+    assert result.exit_code == 2 and "seed must be in 0..4294967295" in result.stderr
+    # a saved index that claims such a seed is refused, naming the file
+    saved_index = tmp_path / "a.npz"
+    assert run(["dedup", sites / "a.com", "--save-index", saved_index]).exit_code == 0
+    header = json.loads(arrays_of(saved_index)["header"].tobytes())
+    broken = tmp_path / "seed.npz"
+    broken.write_bytes(with_header(saved_index, parameters={**header["parameters"],
+                                                              "seed": seed}))
+    with pytest.raises(ModelError, match="invalid parameters") as raised:
+        NearDuplicateIndex.load(broken)
+    assert str(raised.value).startswith(f"{broken}: ")
+
+
 def test_cli_nothing_to_compare_is_an_error(tmp_path):
     (tmp_path / "blank.html").write_text("<html><body>...</body></html>", encoding="utf-8")
     result = run(["dedup", tmp_path])
@@ -486,3 +528,16 @@ def test_cli_reads_json_lines_and_names_pages_by_url(tmp_path):
     assert (pair["a"], pair["b"]) == ("http://a.example/1", "http://c.example/copy")
     assert 0.7 <= pair["similarity"] < 1.0
     assert f"skipped {pages}:4: not a JSON object" in result.stderr
+
+
+def test_version_without_an_installed_package_is_one_line_error(monkeypatch):
+    import importlib.metadata
+
+    def missing(name):
+        raise importlib.metadata.PackageNotFoundError(name)
+
+    monkeypatch.setattr(importlib.metadata, "version", missing)
+    result = run(["version"])
+    assert result.exit_code == 1
+    assert result.stderr.strip() == (
+        "error: webdenoise is not installed, so it has no version (pip install -e .)")

@@ -358,6 +358,28 @@ def test_table_files_are_never_unpickled(member, table_file, tmp_path):
     assert not marker.exists()
 
 
+def with_raw_member(good: Path, member: str, path: Path) -> Path:
+    """``good`` rewritten with ``member`` stored as raw bytes, not as ``.npy`` (numpy then
+    hands it back as ``bytes``, not as an array)."""
+    with zipfile.ZipFile(path, "w") as archive:
+        for name, value in arrays_of(good).items():
+            if name == member:
+                archive.writestr(name, value.tobytes())
+            else:
+                buffer = io.BytesIO()
+                np.save(buffer, value)
+                archive.writestr(f"{name}.npy", buffer.getvalue())
+    return path
+
+
+@pytest.mark.parametrize("member", ["header", "query_hashes", "query_counts"])
+def test_a_member_that_is_not_an_array_is_a_model_error(member, table_file, tmp_path):
+    path = with_raw_member(table_file, member, tmp_path / "raw-member.npz")
+    with pytest.raises(ModelError, match=f"member '{member}' is not a numpy array") as caught:
+        TableFile.load(path, ["query", "query_part"])
+    assert caught.value.source == str(path)
+
+
 def test_the_shipped_tables_load():
     from kwx.ranker import shipped
 
@@ -622,6 +644,23 @@ def test_ranker_files_are_never_unpickled(ranker_file, tmp_path):
     assert not marker.exists()
 
 
+def test_a_header_nested_too_deep_for_json_is_a_model_error(ranker_file, tmp_path):
+    arrays = arrays_of(ranker_file)
+    arrays["header"] = np.frombuffer(b"[" * 100_000, dtype=np.uint8)
+    path = tmp_path / "deep.npz"
+    with path.open("wb") as handle:
+        np.savez(handle, **arrays)
+    with pytest.raises(ModelError, match="no header"):
+        KeywordRanker.load(path)
+
+
+@pytest.mark.parametrize("member", ["header", "coef"])
+def test_a_ranker_member_that_is_not_an_array_is_a_model_error(member, ranker_file, tmp_path):
+    path = with_raw_member(ranker_file, member, tmp_path / "raw-member.npz")
+    with pytest.raises(ModelError, match=f"member '{member}' is not a numpy array"):
+        KeywordRanker.load(path)
+
+
 # --- kwx.extractor ------------------------------------------------------------------------
 
 
@@ -776,6 +815,17 @@ def test_compare_runs_the_configurations_in_order_with_ord_first(prepared, query
     # without another collection there is no other-DF row
     rows = compare(prepared, prepared, queries=queries, query_parts=parts, other_df=None)
     assert [r.configuration.name for r in rows] == [c.name for c in CONFIGURATIONS[:-1]]
+
+
+def test_compare_needs_only_the_pages_its_configurations_use(prepared, query_tables):
+    queries, parts = query_tables
+    dn = next(c for c in CONFIGURATIONS if c.name == "DN")  # train as they are, test de-noised
+    results = compare({False: prepared[False]}, {True: prepared[True]}, queries=queries,
+                      query_parts=parts, other_df=None, configurations=[dn])
+    full = {r.configuration.name: r for r in compare(
+        prepared, prepared, queries=queries, query_parts=parts, other_df=None)}
+    assert [r.configuration.name for r in results] == ["DN"]
+    np.testing.assert_allclose(results[0].scores, full["DN"].scores)
 
 
 # --- kwx.build ----------------------------------------------------------------------------

@@ -340,6 +340,55 @@ def test_train_with_keywords_never_on_the_pages_fails_and_keeps_the_old_file(tmp
     assert "both kinds" in result.stderr
     assert out.read_bytes() == b"previous"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["m.npz", "pages"]
+    compared = run(["compare", "--train", folder, "--test", folder, "--recall", "0.5"])
+    assert compared.exit_code == 1
+    assert lines(compared.stderr)[-1].startswith(f"error: {folder}: training needs")
+    assert compared.stdout == ""
+
+
+def test_choosing_the_recall_skips_a_page_that_does_not_parse(tmp_path):
+    folder = write_labelled(tmp_path / "pages")
+    (folder / "comment.html").write_text("<!-- a comment, no element -->")
+    (folder / "comment.key").write_text("comment\n")
+    out = tmp_path / "m.npz"
+    result = run(["train", folder, "--out", out, "--denoise"])
+    assert result.exit_code == 0, result.output
+    assert "detector recall" in result.stderr
+    assert f"ranker written to {out}: 6 pages" in result.stderr
+    assert lines(result.stderr).count("skipped comment.html: unparsable HTML (no element "
+                                      "found)") == 1
+    compared = run(["compare", "--train", folder, "--test", folder, "--json"])
+    assert compared.exit_code == 0, compared.output
+    assert json.loads(lines(compared.stdout)[0])["train_pages"] == 6
+
+
+def test_too_few_pages_to_choose_the_recall_is_one_line_error(tmp_path):
+    folder = write_labelled(tmp_path / "pages", range(3))
+    out = tmp_path / "m.npz"
+    for args in (["train", folder, "--out", out, "--denoise"],
+                 ["compare", "--train", folder, "--test", folder]):
+        result = run(args)
+        assert result.exit_code == 1
+        assert lines(result.stderr) == [
+            "error: cannot choose the detector's recall by cross-validation (3 pages cannot "
+            "make 5 folds): give --recall"]
+        assert result.stdout == ""
+    assert not out.exists()
+    assert run(["train", folder, "--out", out, "--denoise", "--recall", "0.5"]).exit_code == 0
+
+
+@pytest.mark.parametrize(("command", "default"), [
+    (["extract"], "the recall the ranker was trained with"),
+    (["evaluate"], "the recall the ranker was trained with"),
+    (["train"], "chosen by 5-fold cross-validation on the training pages"),
+    (["compare"], "chosen by 5-fold cross-validation on the training pages"),
+    (["df", "build"], "0.5, Kołcz & Yih's"),
+])
+def test_the_recall_help_names_each_commands_own_default(command, default):
+    result = run([*command, "--help"], env={"COLUMNS": "200"})
+    assert result.exit_code == 0
+    flat = " ".join(re.sub(r"[│]", " ", result.stdout).split())
+    assert f"(default: {default}" in flat
 
 
 def test_compare_prints_every_configuration_ord_first(garden):
@@ -433,3 +482,16 @@ def test_an_unwritable_output_is_one_line_error(command, garden, tmp_path):
     assert result.exit_code == 1
     assert lines(result.stderr)[-1].startswith("error: ")
     assert str(out) in result.stderr
+
+
+def test_version_without_an_installed_package_is_one_line_error(monkeypatch):
+    import importlib.metadata
+
+    def missing(name):
+        raise importlib.metadata.PackageNotFoundError(name)
+
+    monkeypatch.setattr(importlib.metadata, "version", missing)
+    result = run(["version"])
+    assert result.exit_code == 1
+    assert lines(result.stderr) == [
+        "error: webdenoise is not installed, so it has no version (pip install -e .)"]
