@@ -5,7 +5,7 @@ Run: python -m corpora.build_kwx_tables [--out corpora/data]
 
 - Query log: every file of ``querylogs.tar.xz`` (TREC Terabyte 2005 with its real
   repeats, the TREC million-query track, MS MARCO / TREC DL, Natural Questions):
-  166,826 queries. What counts is whole queries and the phrases inside them.
+  166,816 queries with a word. What counts is whole queries and the phrases inside them.
 - Document frequency: the ``content-dev`` pages (~3,600 single pages from several
   hundred sites: news, blogs, shops, reference), a diverse collection in the spirit of
   the paper's ODP table, whole pages (templates included, as a crawl would count them);

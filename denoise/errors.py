@@ -4,7 +4,10 @@ Exception tree::
 
     DenoiseError
     ├── PageError            one input page cannot be used (empty, binary, huge, ...)
-    └── StoreError           a fingerprint store is unreadable or was built differently
+    ├── StoreError           a fingerprint store is unreadable or was built differently
+    ├── ModelError           a saved model, table or index cannot be used
+    │                        (denoise.arrayfile)
+    └── LabelFileError       a labels file is malformed (mining.labels)
 """
 
 from __future__ import annotations

@@ -25,14 +25,21 @@ boundaries stay visible to whoever splits them into words.
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable, Iterable, Iterator
 from enum import StrEnum
+from functools import cache
 
 from denoise.blocks import segment
 from denoise.detector import TemplateDetector, block_lines
 from denoise.errors import PageError
 from denoise.features import SCHEME
-from denoise.main_content import MainContentExtractor, default_extractor
+from denoise.main_content import (
+    MainContentExtractor,
+    default_extractor,
+    main_content_model_path,
+)
+from denoise.model import default_model_path
 from denoise.page import Page
 from denoise.site.batch import label_sites
 from denoise.training import site_labeller
@@ -48,6 +55,22 @@ class Denoise(StrEnum):
     site = "site"
     page = "page"
     main = "main"
+
+
+@cache
+def models_used(mode: Denoise | str) -> str | None:
+    """The shipped models ``mode`` reads pages with, as a digest of their files (and the
+    recall for ``page``); None when it uses none. A saved near-duplicate index records
+    it, so sketches made with other models are never compared."""
+    paths = {Denoise.page: (default_model_path(),),
+             Denoise.main: (default_model_path(), main_content_model_path())}.get(Denoise(mode))
+    if paths is None:
+        return None
+    digest = hashlib.sha256()
+    for path in paths:
+        digest.update(path.read_bytes())
+    recall = f" at recall {PAGE_RECALL}" if Denoise(mode) is Denoise.page else ""
+    return f"sha256:{digest.hexdigest()[:16]}{recall}"
 
 
 def page_texts(pages: Iterable[Page], mode: Denoise | str, *,

@@ -41,7 +41,7 @@ from datasketch import MinHashLSH
 
 from denoise.arrayfile import ModelError, read_arrays, write_arrays
 from mining.banding import KeyTable, band_keys, self_join, subset_keys, whole_keys
-from mining.content import Denoise
+from mining.content import Denoise, models_used
 from mining.matches import Matches, Pairs
 from mining.minhash import DEFAULT_NUM_PERM, DEFAULT_SEED, EMPTY, SCHEME, MinHasher, bottom_k
 from mining.shingles import DEFAULT_SHINGLE, SHINGLE_HASH, TOKENS
@@ -138,6 +138,7 @@ class DedupConfig:
         """What an index must have been made with to be compared with this config."""
         common: dict[str, object] = {
             "rule": str(self.rule), "shingle": self.shingle, "denoise": str(self.denoise),
+            "denoise_models": models_used(self.denoise),
             "tokens": TOKENS, "shingle_hash": SHINGLE_HASH,
         }
         if self.rule is Rule.paper:
@@ -160,7 +161,13 @@ class DedupConfig:
         when they are incomplete, invalid or made by another tokenization or hash)."""
         if not isinstance(parameters, dict):
             raise ModelError(source, f"not a complete {KIND} (no parameters)")
-        for name, current in (("tokens", TOKENS), ("shingle_hash", SHINGLE_HASH)):
+        try:
+            models = models_used(parameters.get("denoise", Denoise.none))
+        except ValueError:
+            raise ModelError(source, f"invalid parameters (denoise "
+                             f"{parameters.get('denoise')!r})") from None
+        for name, current in (("tokens", TOKENS), ("shingle_hash", SHINGLE_HASH),
+                              ("denoise_models", models)):
             if parameters.get(name) != current:
                 raise ModelError(source, f"made with {name} {parameters.get(name)!r}; this "
                                  f"version uses {current!r}: {_REBUILD}")

@@ -541,3 +541,20 @@ def test_version_without_an_installed_package_is_one_line_error(monkeypatch):
     assert result.exit_code == 1
     assert result.stderr.strip() == (
         "error: webdenoise is not installed, so it has no version (pip install -e .)")
+
+
+def test_an_index_made_with_other_denoising_models_is_refused(tmp_path):
+    """Sketches of page-level text depend on the detector: an index records which."""
+    config = DedupConfig(denoise="page")
+    index = NearDuplicateIndex(config)
+    index.add(["a.html"], index.sketch([np.arange(1, 20, dtype=np.uint64)]))
+    path = tmp_path / "page.npz"
+    index.save(path)
+    assert NearDuplicateIndex.load(path).config == config
+    parameters = json.loads(arrays_of(path)["header"].tobytes())["parameters"]
+    assert parameters["denoise_models"].startswith("sha256:")
+    other = tmp_path / "other-models.npz"
+    other.write_bytes(with_header(path, parameters={**parameters,
+                                                    "denoise_models": "sha256:0123456789abcdef"}))
+    with pytest.raises(ModelError, match="denoise_models"):
+        NearDuplicateIndex.load(other)

@@ -1,6 +1,7 @@
 import denoise
 import denoise.site
 import kwx
+import mining
 
 
 def isort_key(name: str) -> tuple[int, str]:
@@ -9,7 +10,7 @@ def isort_key(name: str) -> tuple[int, str]:
 
 
 def test_public_names_are_exported_sorted_and_importable():
-    for package in (denoise, denoise.site, kwx):
+    for package in (denoise, denoise.site, kwx, mining):
         assert package.__all__ == sorted(package.__all__, key=isort_key)
         for name in package.__all__:
             assert getattr(package, name) is not None, name
