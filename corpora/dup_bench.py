@@ -27,10 +27,6 @@ Choices here, and why:
   XPath's text with its paragraphs lost, so docs pages only host) and the
   ``content-dev`` pages with gold and a known site (:func:`corpora.hosts.content_hosts`:
   chaos, Dragnet, readability, CleanEval; pages of ~1,000 other sites).
-- **News gold decoding**: :func:`corpora.sites.news_gold_texts` reads the gold files as
-  UTF-8, but a third of them are windows-1252, so their quotes and dashes came out as
-  U+FFFD; placed as content that would show. The gold is read again here as
-  ``content-dev``'s gold is (:func:`corpora.content.decode_text`).
 - **Files**: every file is written atomically as UTF-8; ``.html`` files under ``pages/``
   that this build does not have are removed (and folders left empty).
 """
@@ -40,19 +36,18 @@ from __future__ import annotations
 import dataclasses
 import json
 import logging
-import tarfile
 import time
 from collections import Counter
 from collections.abc import Iterator
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 from typing import Annotated
 
 import typer
 
-from corpora.content import decode_text
 from corpora.dup_assembly import COPIES, DupBench, assemble
 from corpora.hosts import HostPage, content_hosts, site_hosts
 from corpora.locate import corpus_path
+from corpora.sites import news_gold_texts
 from denoise.output import atomic_text
 from denoise.reader import Skipped
 
@@ -65,21 +60,9 @@ DEFAULT_CONTENTS = 100
 DEFAULT_DISTINCT = 300
 
 
-def news_gold(archive: str | Path | None = None) -> dict[str, str]:
-    """Page id -> news gold text, decoded by :func:`corpora.content.decode_text`."""
-    gold: dict[str, str] = {}
-    with tarfile.open(archive or corpus_path(NEWS_ARCHIVE), "r|*") as tar:
-        for member in tar:
-            name = PurePosixPath(member.name)
-            stream = tar.extractfile(member) if member.isfile() else None
-            if stream is not None and name.parent.name == "_gold" and name.suffix == ".txt":
-                gold[str(name.parent.parent / f"{name.stem}.html")] = decode_text(stream.read())
-    return gold
-
-
 def site_pages() -> Iterator[HostPage]:
     """The dev sites' pages with gold main text, the news gold decoded right."""
-    gold = news_gold()
+    gold = news_gold_texts()
     for name in SITE_ARCHIVES:
         for page in site_hosts(corpus_path(name)):
             better = gold.get(page.id) if name == NEWS_ARCHIVE else None

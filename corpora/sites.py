@@ -13,6 +13,7 @@ import tarfile
 from collections.abc import Iterator
 from pathlib import Path, PurePosixPath
 
+from corpora.content import decode_text
 from corpora.locate import corpus_path
 from denoise.evaluate import xpath_main_text
 from denoise.page import Page
@@ -30,7 +31,10 @@ def docs_main_xpaths() -> dict[str, str]:
 
 
 def news_gold_texts(archive: str | Path | None = None) -> dict[str, str]:
-    """Page id (archive member path) -> human-extracted main text, for the news sites."""
+    """Page id (archive member path) -> human-extracted main text, for the news sites.
+
+    A third of the gold files are windows-1252, not UTF-8: they are decoded as
+    ``content-dev``'s gold is (:func:`corpora.content.decode_text`)."""
     path = Path(archive) if archive else corpus_path("sites-dev-news.tar.xz")
     gold: dict[str, str] = {}
     with tarfile.open(path, "r|*") as tar:
@@ -41,7 +45,7 @@ def news_gold_texts(archive: str | Path | None = None) -> dict[str, str]:
                 if stream is None:
                     continue
                 page_id = str(name.parent.parent / (name.stem + ".html"))
-                gold[page_id] = stream.read().decode("utf-8", errors="replace")
+                gold[page_id] = decode_text(stream.read())
     return gold
 
 
