@@ -7,6 +7,7 @@ import json
 import sys
 import time
 from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated
 
@@ -16,11 +17,12 @@ from rich.console import Console
 from rich.table import Table
 
 from denoise.cli import InputsArg, _fraction, _say
+from denoise.cli_batch import JobsOption, ResumeOption, run_pages
 from denoise.cli_page import MaxBytesOption, _progress, _read, _skipper
 from denoise.decode import DEFAULT_MAX_BYTES
 from denoise.detector import TemplateDetector
-from denoise.errors import DenoiseError, PageError
-from denoise.output import atomic_text
+from denoise.errors import DenoiseError
+from denoise.page import Page
 from kwx.build import document_frequency, query_frequency, read_queries
 from kwx.evaluation import (
     CONFIGURATIONS,
@@ -110,18 +112,6 @@ def _named(error: Exception, path: Path) -> str:
     return str(error)
 
 
-def _load_extractor(err: Console, *, model: Path | None, df: Path | None,
-                    querylog: Path | None, denoise: bool, detector: Path | None,
-                    recall: float | None) -> KeywordExtractor:
-    if not denoise and (detector is not None or recall is not None):
-        raise typer.BadParameter("--detector and --recall need --denoise")
-    try:
-        return KeywordExtractor.load(ranker=model, df=df, querylog=querylog, denoise=denoise,
-                                     detector=detector, recall=recall)
-    except DenoiseError as error:
-        raise _fail(err, error) from None
-
-
 @app.command("extract")
 def extract_command(
     inputs: InputsArg,
@@ -136,6 +126,8 @@ def extract_command(
     out: Annotated[Path, typer.Option("--out", "-o", help="Write here instead of standard "
                                       "output (atomically).")] = Path("-"),
     max_bytes: MaxBytesOption = DEFAULT_MAX_BYTES,
+    jobs: JobsOption = None,
+    resume: ResumeOption = False,
 ) -> None:
     """Rank a page's advertising keywords.
 
@@ -145,49 +137,62 @@ def extract_command(
     written, and the best come out first.
 
     One page prints `phrase<TAB>score` lines; several pages (or `--json`) print one
-    JSON line per page: `{"page", "url", "keywords": [{"phrase", "score", "count"}]}`.
+    JSON line per page: `{"page", "url", "keywords": [{"phrase", "score", "count"}]}`,
+    in input order, as they are done (`--jobs` worker processes; `--resume` continues
+    an interrupted `-o` run).
 
     Example: kwx extract page.html --top 5
     """
-    err = Console(stderr=True)
-    extractor = _load_extractor(err, model=model, df=df, querylog=querylog, denoise=denoise,
-                                detector=detector, recall=recall)
+    if not denoise and (detector is not None or recall is not None):
+        raise typer.BadParameter("--detector and --recall need --denoise")
     single = (not as_json and len(inputs) == 1 and inputs[0] != "-"
               and Path(inputs[0]).is_file()
               and Path(inputs[0]).suffix.lower() in (".html", ".htm"))
-    skipped: list[str] = []
-    done = 0
-    started = time.process_time()
-    try:
-        with atomic_text(out) as stream, _progress(err) as progress:
-            task = progress.add_task("extracting keywords", total=None)
-            for page in _read(inputs, max_bytes, skipped, err):
-                try:
-                    keywords = extractor.extract(page, top)
-                except PageError as error:
-                    skipped.append(str(error))
-                    _say(err, f"skipped {error}")
-                    continue
-                done += 1
-                progress.advance(task)
-                if single:
-                    stream.write("".join(f"{k.phrase}\t{k.score:.3f}\n" for k in keywords))
-                else:
-                    stream.write(json.dumps({
-                        "page": page.id, "url": page.url,
-                        "keywords": [{"phrase": k.phrase, "score": round(k.score, 4),
-                                      "count": k.count} for k in keywords],
-                    }, ensure_ascii=False) + "\n")
-    except BrokenPipeError:  # a reader like `head` left: not an error
-        sys.stderr.close()
-        raise typer.Exit(0) from None
-    except (DenoiseError, OSError) as error:
-        raise _fail(err, _named(error, out), 1) from None
-    if not single or skipped:
-        _say(err, f"{done} pages, {len(skipped)} skipped, "
-             f"{time.process_time() - started:.1f} CPU seconds")
-    if not done:
-        raise typer.Exit(1)
+    job = ExtractJob(model=model, df=df, querylog=querylog, denoise=denoise, detector=detector,
+                     recall=recall, top=top, lines=single)
+    run_pages(Console(stderr=True), inputs, job, out=out, jobs=jobs, resume=resume,
+              settings={"command": "kwx extract", **job.settings()}, max_bytes=max_bytes,
+              what="extracting keywords", quiet_single=single)
+
+
+@dataclass
+class ExtractJob:
+    """``kwx extract``'s work on one page (sent to worker processes: models load there)."""
+
+    model: Path | None
+    df: Path | None
+    querylog: Path | None
+    denoise: bool
+    detector: Path | None
+    recall: float | None
+    top: int
+    lines: bool  # phrase<TAB>score lines (one page) instead of a JSON line
+    extractor: KeywordExtractor | None = field(default=None, repr=False)
+
+    def settings(self) -> dict[str, object]:
+        """What shapes the output (a resumed run must have the same)."""
+        return {"model": str(self.model), "df": str(self.df), "querylog": str(self.querylog),
+                "denoise": self.denoise, "detector": str(self.detector), "recall": self.recall,
+                "top": self.top, "lines": self.lines}
+
+    def setup(self) -> None:
+        if self.extractor is None:
+            self.extractor = KeywordExtractor.load(
+                ranker=self.model, df=self.df, querylog=self.querylog, denoise=self.denoise,
+                detector=self.detector, recall=self.recall)
+
+    def __getstate__(self) -> dict[str, object]:
+        return {**self.__dict__, "extractor": None}  # workers load their own models
+
+    def __call__(self, page: Page) -> list[str]:
+        assert self.extractor is not None  # noqa: S101 - setup() ran
+        keywords = self.extractor.extract(page, self.top)
+        if self.lines:
+            return [f"{k.phrase}\t{k.score:.3f}\n" for k in keywords]
+        return [json.dumps({"page": page.id, "url": page.url,
+                            "keywords": [{"phrase": k.phrase, "score": round(k.score, 4),
+                                          "count": k.count} for k in keywords]},
+                           ensure_ascii=False) + "\n"]
 
 
 def _read_labelled(folder: Path, err: Console) -> list[LabelledPage]:

@@ -122,7 +122,7 @@ def test_extract_json_and_several_pages_give_one_json_line_per_page_in_order(sho
         assert len(row["keywords"]) == 3
         assert all(set(k) == {"phrase", "score", "count"} for k in row["keywords"])
         assert all(k["count"] >= 1 and 0 < k["score"] < 1 for k in row["keywords"])
-    assert "3 pages, 0 skipped" in result.stderr
+    assert "3 pages read, 3 written, 0 skipped" in result.stderr
     single = run(["extract", shop / "oak-shelf.html", "-n", "3", "--json"])
     assert [json.loads(line) for line in lines(single.stdout)] == rows[:1]
 
@@ -165,14 +165,14 @@ def test_a_bad_page_in_a_batch_is_named_counted_and_the_rest_go_on(shop):
     errors = lines(result.stderr)
     assert any(line.startswith(f"skipped {shop / 'empty.html'}: ") for line in errors)
     assert any(line.startswith(f"skipped {shop / 'binary.html'}: ") for line in errors)
-    assert "2 pages, 2 skipped" in result.stderr
+    assert "4 pages read, 2 written, 2 skipped" in result.stderr
 
 
 def test_a_folder_with_bad_pages_goes_on(shop):
     result = run(["extract", shop, "-n", "1"])
     assert result.exit_code == 0, result.output
     assert len(lines(result.stdout)) == 6
-    assert "6 pages, 2 skipped" in result.stderr
+    assert "8 pages read, 6 written, 2 skipped" in result.stderr
 
 
 def test_nothing_to_extract_from_is_exit_code_1(shop):
@@ -180,7 +180,7 @@ def test_nothing_to_extract_from_is_exit_code_1(shop):
     assert result.exit_code == 1
     assert result.stdout == ""
     assert f"skipped {shop / 'empty.html'}: " in result.stderr
-    assert "0 pages, 1 skipped" in result.stderr
+    assert "1 pages read, 0 written, 1 skipped" in result.stderr
 
 
 @pytest.mark.parametrize("option", ["--model", "--df", "--querylog", "--detector"])
@@ -216,36 +216,46 @@ def test_a_recall_outside_0_1_is_a_usage_error(recall, shop):
     assert "(0, 1]" in result.stderr
 
 
-def test_extract_writes_its_output_file_atomically(shop, tmp_path, monkeypatch):
+def test_extract_writes_its_output_file_atomically_and_an_interrupted_run_resumes(
+        shop, tmp_path, monkeypatch):
+    pages = [str(shop / "oak-shelf.html"), str(shop / "brass-kettle.html")]
     out = tmp_path / "keywords.jsonl"
-    result = run(["extract", shop / "oak-shelf.html", shop / "brass-kettle.html", "-o", out])
+    result = run(["extract", *pages, "-o", out])
     assert result.exit_code == 0
     assert result.stdout == ""
-    assert [json.loads(line)["page"] for line in lines(out.read_text())] == [
-        str(shop / "oak-shelf.html"), str(shop / "brass-kettle.html")]
+    assert [json.loads(line)["page"] for line in lines(out.read_text())] == pages
     before = out.read_text()
 
     calls = []
+    real = KeywordExtractor.extract
 
     def interrupted(self, page, top=10):
         calls.append(page.id)
         if len(calls) == 2:
             raise KeyboardInterrupt  # Ctrl-C in the middle of the batch
-        return []
+        return real(self, page, top)
 
     monkeypatch.setattr(KeywordExtractor, "extract", interrupted)
-    result = runner.invoke(app, ["extract", str(shop / "oak-shelf.html"),
-                                 str(shop / "brass-kettle.html"), "-o", str(out)])
-    assert result.exit_code != 0
-    assert len(calls) == 2
+    result = runner.invoke(app, ["extract", *pages, "-o", str(out), "--jobs", "1"])
+    assert result.exit_code == 130
+    assert "--resume" in result.stderr
     assert out.read_text() == before  # the earlier file is whole
+    assert sorted(p.name for p in tmp_path.iterdir()) == [
+        "keywords.jsonl", "keywords.jsonl.partial", "keywords.jsonl.progress"]
+    monkeypatch.setattr(KeywordExtractor, "extract", real)
+    resumed = runner.invoke(app, ["extract", *pages, "-o", str(out), "--jobs", "1",
+                                  "--resume"])
+    assert resumed.exit_code == 0, resumed.output
+    assert out.read_text() == before  # the same output, once each
     assert sorted(p.name for p in tmp_path.iterdir()) == ["keywords.jsonl"]
-    fresh = tmp_path / "fresh.jsonl"
-    calls.clear()
-    runner.invoke(app, ["extract", str(shop / "oak-shelf.html"),
-                        str(shop / "brass-kettle.html"), "-o", str(fresh)])
-    assert not fresh.exists()
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["keywords.jsonl"]
+
+
+def test_resume_needs_an_interrupted_run_with_the_same_options(shop, tmp_path):
+    out = tmp_path / "keywords.jsonl"
+    result = run(["extract", shop / "oak-shelf.html", "-o", out, "--resume"])
+    assert result.exit_code == 2
+    assert "nothing to resume" in result.stderr
+    assert run(["extract", shop, "--resume"]).exit_code == 2  # standard output
 
 
 # --- train and evaluate -------------------------------------------------------------------

@@ -1,0 +1,276 @@
+"""Batches at crawl scale: pages streamed through worker processes, output in input order,
+memory bounded, an interrupted run resumable.
+
+A command describes its per-page work as a :class:`PageJob`: a picklable object whose
+``setup`` loads what the work needs (models, tables) once per process, and whose
+``__call__`` turns one page into its output lines (raising :class:`PageError` for a page
+it cannot use). :func:`run_batch` streams pages into it:
+
+- ``jobs=1`` runs in this process; ``jobs>1`` in that many worker processes, with at
+  most ``window`` pages in flight (so a crawl of millions never sits in memory) and the
+  results written in input order as they come.
+- A worker that dies (killed, out of memory, a crash in a C library) takes its pages
+  with it: the pool is restarted and those pages are tried again one at a time; a page
+  that kills a worker on its own is skipped with the reason "worker died".
+- Output goes to ``PATH.partial`` and is renamed to ``PATH`` when the run completes, so
+  ``PATH`` is never half-written. Every ``checkpoint_every`` pages the output is flushed
+  to disk and ``PATH.progress`` records how many input items are done and how many bytes
+  of output they made. ``resume=True`` truncates the partial output to the recorded
+  size and skips the recorded items: nothing is written twice, nothing lost. Input
+  order must be the same (the readers are deterministic for the same inputs).
+
+Skipped items (unreadable input, pages a job refuses, dead workers) are counted by
+reason; :class:`BatchSummary` is the closing line.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from collections import Counter, deque
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Protocol, TextIO
+
+from denoise.errors import DenoiseError, PageError
+from denoise.page import Page
+from denoise.reader import Skipped
+
+#: Pages in flight per worker: enough to keep workers busy, few enough to bound memory.
+WINDOW_PER_JOB = 8
+CHECKPOINT_EVERY = 200
+
+
+class PageJob(Protocol):
+    """One command's per-page work; must pickle (it is sent to worker processes)."""
+
+    def setup(self) -> None:
+        """Load what the work needs, once per process."""
+
+    def __call__(self, page: Page) -> list[str]:
+        """The output lines of one page (each ending in a newline)."""
+
+
+class ResumeError(DenoiseError):
+    """A run cannot be resumed: its progress file is missing, corrupt or disagrees."""
+
+
+@dataclass
+class BatchSummary:
+    """What a batch did: pages read, written, skipped (by reason), seconds."""
+
+    written: int = 0
+    resumed: int = 0  # input items skipped because an earlier run had done them
+    skipped: Counter[str] = field(default_factory=Counter)
+    started: float = field(default_factory=time.perf_counter)
+    cpu_started: float = field(default_factory=time.process_time)
+
+    @property
+    def read(self) -> int:
+        return self.written + sum(self.skipped.values())
+
+    def line(self) -> str:
+        """The closing summary line."""
+        wall = time.perf_counter() - self.started
+        reasons = ", ".join(f"{n} {reason}" for reason, n in self.skipped.most_common())
+        resumed = f", {self.resumed} done by an earlier run" if self.resumed else ""
+        return (f"{self.read} pages read{resumed}, {self.written} written, "
+                f"{sum(self.skipped.values())} skipped" + (f" ({reasons})" if reasons else "")
+                + f"; {wall:.1f} s, {time.process_time() - self.cpu_started:.1f} CPU s here, "
+                f"{self.written / max(wall, 1e-9):.0f} pages/s")
+
+
+_JOB: PageJob | None = None
+
+
+def _init_worker(job: PageJob) -> None:
+    global _JOB  # one job per worker process, set once
+    job.setup()
+    _JOB = job
+
+
+def _work(page: Page) -> list[str] | PageError:
+    assert _JOB is not None  # noqa: S101 - set by the initializer
+    try:
+        return _JOB(page)
+    except PageError as error:
+        return error
+
+
+def _reason(error: PageError | Skipped) -> str:
+    """A short reason for the summary's counts (the text before any detail)."""
+    return error.reason.split(":")[0].split("(")[0].strip() or "unreadable"
+
+
+def _results(items: Iterable[Page | Skipped], job: PageJob, jobs: int,
+             window: int) -> Iterator[tuple[Page | Skipped, list[str] | PageError | Skipped]]:
+    """Each input item with its result, in input order."""
+    if jobs <= 1:
+        job.setup()
+        for item in items:
+            if isinstance(item, Skipped):
+                yield item, item
+                continue
+            try:
+                yield item, job(item)
+            except PageError as error:
+                yield item, error
+        return
+    pending: deque[tuple[Page | Skipped, Future | Skipped]] = deque()
+    pool = ProcessPoolExecutor(jobs, initializer=_init_worker, initargs=(job,))
+    try:
+        iterator = iter(items)
+        exhausted = False
+        while pending or not exhausted:
+            while not exhausted and len(pending) < window:
+                item = next(iterator, None)
+                if item is None:
+                    exhausted = True
+                    break
+                pending.append((item, item if isinstance(item, Skipped)
+                                else pool.submit(_work, item)))
+            if not pending:
+                break
+            item, future = pending.popleft()
+            if isinstance(future, Skipped):
+                yield item, future
+                continue
+            try:
+                yield item, future.result()
+            except BrokenProcessPool:
+                pool.shutdown(wait=False, cancel_futures=True)
+                # this page and every page in flight are retried, one at a time
+                retry = [item] + [p for p, f in pending]
+                pending.clear()
+                for page in retry:
+                    if isinstance(page, Skipped):
+                        yield page, page
+                        continue
+                    pool = ProcessPoolExecutor(1, initializer=_init_worker, initargs=(job,))
+                    try:
+                        yield page, pool.submit(_work, page).result()
+                    except BrokenProcessPool:
+                        yield page, PageError(page.id, "worker died")
+                    finally:
+                        pool.shutdown(wait=False, cancel_futures=True)
+                pool = ProcessPoolExecutor(jobs, initializer=_init_worker, initargs=(job,))
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
+
+
+def run_batch(items: Iterable[Page | Skipped], job: PageJob, out: TextIO, *, jobs: int = 1,
+              window: int | None = None, checkpoint: Callable[[int], None] | None = None,
+              checkpoint_every: int = CHECKPOINT_EVERY, skip_first: int = 0,
+              on_skip: Callable[[Page | Skipped, PageError | Skipped], None] | None = None,
+              on_page: Callable[[], None] | None = None) -> BatchSummary:
+    """Run ``job`` over ``items`` and write the lines to ``out`` in input order.
+
+    ``skip_first`` items are passed over unread by the job (done by an earlier run).
+    ``checkpoint(items_done)`` is called every ``checkpoint_every`` items and at the end,
+    after ``out`` was flushed.
+    """
+    if jobs < 1:
+        raise ValueError(f"jobs must be at least 1, got {jobs}")
+    summary = BatchSummary()
+    iterator = iter(items)
+    for _ in range(skip_first):
+        if next(iterator, None) is None:
+            break
+        summary.resumed += 1
+    done = skip_first
+    for item, result in _results(iterator, job, jobs, window or WINDOW_PER_JOB * jobs):
+        done += 1
+        if isinstance(result, PageError | Skipped):
+            summary.skipped[_reason(result)] += 1
+            if on_skip is not None:
+                on_skip(item, result)
+        else:
+            out.write("".join(result))
+            summary.written += 1
+        if on_page is not None:
+            on_page()
+        if checkpoint is not None and done % checkpoint_every == 0:
+            out.flush()
+            checkpoint(done)
+    if checkpoint is not None:
+        out.flush()
+        checkpoint(done)
+    return summary
+
+
+class ResumableOutput:
+    """``PATH.partial`` plus ``PATH.progress``; renamed to ``PATH`` when complete.
+
+    ``settings`` (the command and its options) are stored with the progress and must
+    match on resume, so a run is never continued with other settings.
+    """
+
+    def __init__(self, path: Path, settings: dict[str, object], *, resume: bool) -> None:
+        self.path = path
+        self.partial = path.with_name(path.name + ".partial")
+        self.progress = path.with_name(path.name + ".progress")
+        self.settings = settings
+        self.skip = 0
+        size = 0
+        if resume:
+            self.skip, size = self._read_progress()
+        elif self.progress.exists() or self.partial.exists():
+            self.progress.unlink(missing_ok=True)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        mode = "r+" if resume else "w"
+        self.stream: TextIO = self.partial.open(mode, encoding="utf-8", newline="")
+        if resume:
+            self.stream.seek(size)
+            self.stream.truncate()
+        else:
+            self.checkpoint(0)  # an interrupted run is resumable from its first page
+
+    def _read_progress(self) -> tuple[int, int]:
+        if not self.progress.exists() or not self.partial.exists():
+            raise ResumeError(f"{self.path}: nothing to resume (no {self.progress.name} or "
+                              f"{self.partial.name}); run without --resume")
+        try:
+            state = json.loads(self.progress.read_text(encoding="utf-8"))
+            items, size = int(state["items"]), int(state["bytes"])
+        except (OSError, ValueError, KeyError, TypeError) as error:
+            raise ResumeError(f"{self.progress}: unreadable progress file ({error})") from None
+        if state.get("settings") != self.settings:
+            raise ResumeError(f"{self.path}: the interrupted run had other inputs or options; "
+                              "resume with the same ones, or run without --resume")
+        if size > self.partial.stat().st_size or items < 0 or size < 0:
+            raise ResumeError(f"{self.progress}: records more output than "
+                              f"{self.partial.name} holds")
+        return items, size
+
+    def checkpoint(self, items: int) -> None:
+        """Record that ``items`` input items are done (their output is flushed)."""
+        self.stream.flush()
+        os.fsync(self.stream.fileno())
+        state = {"items": items, "bytes": self.stream.tell(), "settings": self.settings}
+        temporary = self.progress.with_name(self.progress.name + ".tmp")
+        temporary.write_text(json.dumps(state), encoding="utf-8")
+        temporary.replace(self.progress)
+
+    def finish(self) -> None:
+        """The run is complete: the output takes its name, the progress file goes."""
+        self.stream.close()
+        self.partial.replace(self.path)
+        self.progress.unlink(missing_ok=True)
+
+    def close(self) -> None:
+        """Stop without finishing (an interrupted run): keep partial and progress."""
+        if not self.stream.closed:
+            self.stream.close()
+
+
+def default_jobs() -> int:
+    """Worker processes by default: the cores this process may use."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # not on Linux
+        return max(1, os.cpu_count() or 1)
+
