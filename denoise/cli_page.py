@@ -6,6 +6,7 @@ import json
 import sys
 import time
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
 from typing import Annotated
@@ -17,6 +18,7 @@ from rich.progress import BarColumn, Progress, SpinnerColumn, TextColumn, TimeEl
 from rich.table import Table
 
 from denoise.cli import InputsArg, _fraction, _say, app
+from denoise.cli_batch import JobsOption, ResumeOption, run_pages
 from denoise.decode import DEFAULT_MAX_BYTES
 from denoise.detector import DEFAULT_SMOOTHING, PageScores, TemplateDetector
 from denoise.errors import DenoiseError, PageError
@@ -287,6 +289,51 @@ def _block_records(scores: PageScores) -> Iterator[dict[str, object]]:
                "template": bool(template[node])}
 
 
+@dataclass
+class ApplyJob:
+    """``denoise apply``'s work on one page (sent to worker processes: models load there)."""
+
+    model: Path | None
+    recall: float | None
+    precision: float | None
+    output: Format
+    single: bool  # one HTML file: the page's text as it is, not a JSON line
+    detector: TemplateDetector | None = field(default=None, repr=False)
+    extractor: MainContentExtractor | None = field(default=None, repr=False)
+
+    def settings(self) -> dict[str, object]:
+        """What shapes the output (a resumed run must have the same)."""
+        return {"model": str(self.model), "recall": self.recall, "precision": self.precision,
+                "format": str(self.output), "single": self.single}
+
+    def setup(self) -> None:
+        if self.detector is not None:
+            return
+        if self.output is Format.main:
+            self.extractor = MainContentExtractor.load(template=self.model)
+            self.detector = self.extractor.detector
+            return
+        detector = TemplateDetector.load(self.model)
+        if self.recall is not None:
+            detector = detector.at_recall(self.recall)
+        elif self.precision is not None:
+            detector = detector.at_precision(self.precision)
+        self.detector = detector
+
+    def __getstate__(self) -> dict[str, object]:
+        return {**self.__dict__, "detector": None, "extractor": None}  # workers load their own
+
+    def __call__(self, page: Page) -> list[str]:
+        assert self.detector is not None  # noqa: S101 - setup() ran
+        scores = self.detector.score(page)
+        if self.output is Format.blocks:
+            return [json.dumps(r, ensure_ascii=False) + "\n" for r in _block_records(scores)]
+        if self.single:
+            return [_page_body(scores, self.output, self.extractor) + "\n"]
+        return [json.dumps(_page_record(scores, self.output, self.extractor),
+                           ensure_ascii=False) + "\n"]
+
+
 @app.command("apply")
 def apply_command(
     inputs: InputsArg,
@@ -313,13 +360,16 @@ def apply_command(
         help="Treat every page as one site (default: the URL's host, or the page's folder).",
     )] = None,
     max_bytes: MaxBytesOption = DEFAULT_MAX_BYTES,
+    jobs: JobsOption = None,
+    resume: ResumeOption = False,
 ) -> None:
     """Remove the template blocks of pages, each page scored on its own.
 
     One HTML file in: its text without template blocks (--format main: the article
     alone; --format html: the clean HTML) out. Several pages in
     (folders, archives, WARC, JSON lines of {url, html}, - for standard input): one
-    JSON line per page, {page, url, text} or {page, url, html}, in input order.
+    JSON line per page, {page, url, text} or {page, url, html}, in input order, as
+    they are done (--jobs worker processes; --resume continues an interrupted -o run).
     With --blocks: one JSON line per scored block. With --site-evidence, pages of the
     same site also lend each other their site-level statistics.
 
@@ -345,6 +395,16 @@ def apply_command(
         detector = _detector(model, recall, precision, err)
     single = (len(inputs) == 1 and inputs[0] != "-" and Path(inputs[0]).is_file()
               and Path(inputs[0]).suffix.lower() in (".html", ".htm"))
+    if not site_evidence:
+        job = ApplyJob(model=model, recall=recall, precision=precision, output=output,
+                       single=single, detector=detector, extractor=extractor)
+        run_pages(err, inputs, job, out=out, jobs=jobs, resume=resume,
+                  settings={"command": "denoise apply", **job.settings()},
+                  max_bytes=max_bytes, site=site, what="scoring pages", quiet_single=single)
+        return
+    if jobs is not None or resume:
+        raise typer.BadParameter("--site-evidence holds the whole batch in one process: "
+                                 "--jobs and --resume do not apply")
     skipped: list[str] = []
     done = 0
     started = time.process_time()
@@ -352,18 +412,9 @@ def apply_command(
     on_error = _skipper(skipped, err)
 
     def scored() -> Iterator[PageScores]:
-        pages = _read(inputs, max_bytes, skipped, err, site)
-        if site_evidence:
-            yield from score_with_site_evidence(
-                detector, pages, counts_for=store.counts if store is not None else None,
-                on_error=on_error)
-            return
-        for page in pages:
-            try:
-                yield detector.score(page)
-            except PageError as error:
-                on_error(error)
-
+        yield from score_with_site_evidence(
+            detector, _read(inputs, max_bytes, skipped, err, site),
+            counts_for=store.counts if store is not None else None, on_error=on_error)
     store = None
     try:
         if db is not None:

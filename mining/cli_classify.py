@@ -6,6 +6,7 @@ import json
 import sys
 import time
 from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated
 
@@ -15,6 +16,7 @@ from rich.console import Console
 from rich.table import Table
 
 from denoise.cli import InputsArg, _fraction, _say
+from denoise.cli_batch import JobsOption, ResumeOption, run_pages
 from denoise.cli_page import MaxBytesOption, _progress, _read, _skipper
 from denoise.decode import DEFAULT_MAX_BYTES
 from denoise.detector import TemplateDetector
@@ -178,6 +180,8 @@ def predict_command(
     out: Annotated[Path, typer.Option("--out", "-o", help="Write here instead of standard "
                                       "output (atomically).")] = Path("-"),
     max_bytes: MaxBytesOption = DEFAULT_MAX_BYTES,
+    jobs: JobsOption = None,
+    resume: ResumeOption = False,
 ) -> None:
     """Label pages with a trained classifier.
 
@@ -192,6 +196,18 @@ def predict_command(
     err = Console(stderr=True)
     classifier, _ = _load(err, model)
     template = _detector(err, classifier, detector)
+    if classifier.denoise != Denoise.site:
+        job = PredictJob(model=model, detector_path=detector, classifier=classifier,
+                         detector=template)
+        run_pages(err, inputs, job, out=out, jobs=jobs, resume=resume,
+                  settings={"command": "mining classify predict", "model": str(model),
+                            "detector": str(detector)},
+                  max_bytes=max_bytes, what="classifying pages")
+        return
+    if jobs is not None or resume:
+        raise typer.BadParameter("a classifier of `--denoise site` text compares the pages of "
+                                 "a site with each other in one process: --jobs and --resume "
+                                 "do not apply")
     skipped: list[str] = []
     done = 0
     started = time.process_time()
@@ -199,24 +215,54 @@ def predict_command(
         with atomic_text(out) as stream:
             for page, text in _texts(err, classifier, _read(inputs, max_bytes, skipped, err),
                                      template, skipped):
-                probabilities = classifier.predict_proba([text])[0]
-                best = int(np.argmax(probabilities))
-                stream.write(json.dumps({
-                    "page": page.id, "url": page.url, "label": str(classifier.classes_[best]),
-                    "score": round(float(probabilities[best]), 6),
-                    "scores": {str(label): round(float(p), 6) for label, p in zip(
-                        classifier.classes_, probabilities, strict=True)},
-                }, ensure_ascii=False) + "\n")
+                stream.write(_prediction(classifier, page, text))
                 done += 1
     except BrokenPipeError:  # a reader like `head` left: not an error
         sys.stderr.close()
         raise typer.Exit(0) from None
     except OSError as error:
         raise _fail(err, f"{out}: cannot write ({error.strerror or error})", 1) from None
-    _say(err, f"{done} pages, {len(skipped)} skipped, "
+    _say(err, f"{done + len(skipped)} pages read, {done} written, {len(skipped)} skipped, "
          f"{time.process_time() - started:.1f} CPU seconds")
     if not done:
         raise typer.Exit(1)
+
+
+def _prediction(classifier: PageClassifier, page: Page, text: str) -> str:
+    """One page's JSON line: its label, the label's posterior, every posterior."""
+    probabilities = classifier.predict_proba([text])[0]
+    best = int(np.argmax(probabilities))
+    return json.dumps({
+        "page": page.id, "url": page.url, "label": str(classifier.classes_[best]),
+        "score": round(float(probabilities[best]), 6),
+        "scores": {str(label): round(float(p), 6) for label, p in zip(
+            classifier.classes_, probabilities, strict=True)},
+    }, ensure_ascii=False) + "\n"
+
+
+@dataclass
+class PredictJob:
+    """``mining classify predict``'s work on one page (for ``none``, ``page`` and ``main``
+    text; sent to worker processes, where the models load)."""
+
+    model: Path
+    detector_path: Path | None
+    classifier: PageClassifier | None = field(default=None, repr=False)
+    detector: TemplateDetector | None = field(default=None, repr=False)
+
+    def setup(self) -> None:
+        if self.classifier is None:
+            self.classifier, _ = PageClassifier.load(self.model)
+            if self.classifier.denoise == Denoise.page:
+                self.detector = TemplateDetector.load(self.detector_path)
+
+    def __getstate__(self) -> dict[str, object]:
+        return {**self.__dict__, "classifier": None, "detector": None}
+
+    def __call__(self, page: Page) -> list[str]:
+        assert self.classifier is not None  # noqa: S101 - setup() ran
+        (page, text), = self.classifier.texts([page], detector=self.detector)
+        return [_prediction(self.classifier, page, text)]
 
 
 @classify_app.command("evaluate")

@@ -305,7 +305,7 @@ def test_cli_train_predict_evaluate(labelled):
     assert [(Path(r["page"]).name, r["label"]) for r in rows] == [("sport3.html", "sport"),
                                                                   ("cook3.html", "cook")]
     assert all(0.5 < r["score"] <= 1 and r["score"] == max(r["scores"].values()) for r in rows)
-    assert "2 pages, 0 skipped" in predicted.stderr
+    assert "2 pages read, 2 written, 0 skipped" in predicted.stderr
 
     evaluated = run(["classify", "evaluate", labelled / "test.tsv", "--model", model])
     assert evaluated.exit_code == 0

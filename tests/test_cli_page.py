@@ -165,7 +165,7 @@ def test_apply_to_a_folder_prints_a_json_line_per_page_in_order(model, tmp_path)
     assert len(records) == 4
     for record, page in zip(records, pages, strict=True):
         assert all(s in record["text"] for s in article_sentences(page.html))
-    assert "4 pages, 0 skipped" in result.stderr
+    assert "4 pages read, 4 written, 0 skipped" in result.stderr
 
 
 def _stdin_lines(number: int, pages: int) -> tuple[list[str], list[str]]:
@@ -183,7 +183,7 @@ def test_apply_to_standard_input_keeps_order_and_names_a_bad_line(model):
     pages = list(dict.fromkeys(json.loads(line)["page"] for line in result.stdout.splitlines()))
     assert pages == urls
     assert "-:2" in result.stderr
-    assert "3 pages, 1 skipped" in result.stderr
+    assert "4 pages read, 3 written, 1 skipped" in result.stderr
 
 
 def test_apply_to_json_lines_on_standard_input_gives_json_lines(model):
