@@ -93,12 +93,36 @@ def _init_worker(job: PageJob) -> None:
     _JOB = job
 
 
-def _work(page: Page) -> list[str] | PageError:
+@dataclass(frozen=True)
+class _Refused:
+    """A PageError on its way back from a worker (a PageError itself does not unpickle:
+    its ``args`` is the one formatted message, its ``__init__`` takes two)."""
+
+    source: str
+    reason: str
+
+
+def _work(page: Page) -> list[str] | _Refused:
     assert _JOB is not None  # noqa: S101 - set by the initializer
     try:
         return _JOB(page)
     except PageError as error:
-        return error
+        return _Refused(error.source, error.reason)
+
+
+def _returned(result: list[str] | _Refused) -> list[str] | PageError:
+    return PageError(result.source, result.reason) if isinstance(result, _Refused) else result
+
+
+def _submit(pool: ProcessPoolExecutor, page: Page) -> Future:
+    """``pool.submit``; a pool a worker left broken gives a future that fails like the
+    ones it had in flight (so the page is retried with them)."""
+    try:
+        return pool.submit(_work, page)
+    except BrokenProcessPool as error:
+        future: Future = Future()
+        future.set_exception(error)
+        return future
 
 
 def _reason(error: PageError | Skipped) -> str:
@@ -132,7 +156,7 @@ def _results(items: Iterable[Page | Skipped], job: PageJob, jobs: int,
                     exhausted = True
                     break
                 pending.append((item, item if isinstance(item, Skipped)
-                                else pool.submit(_work, item)))
+                                else _submit(pool, item)))
             if not pending:
                 break
             item, future = pending.popleft()
@@ -140,7 +164,7 @@ def _results(items: Iterable[Page | Skipped], job: PageJob, jobs: int,
                 yield item, future
                 continue
             try:
-                yield item, future.result()
+                yield item, _returned(future.result())
             except BrokenProcessPool:
                 pool.shutdown(wait=False, cancel_futures=True)
                 # this page and every page in flight are retried, one at a time
@@ -152,7 +176,7 @@ def _results(items: Iterable[Page | Skipped], job: PageJob, jobs: int,
                         continue
                     pool = ProcessPoolExecutor(1, initializer=_init_worker, initargs=(job,))
                     try:
-                        yield page, pool.submit(_work, page).result()
+                        yield page, _returned(pool.submit(_work, page).result())
                     except BrokenProcessPool:
                         yield page, PageError(page.id, "worker died")
                     finally:
