@@ -1,15 +1,18 @@
 """The command-line side of :mod:`denoise.batch`, shared by every per-page batch command
-(``denoise apply``, ``kwx extract``, ``mining classify predict``): the ``--jobs`` and
-``--resume`` options, a progress bar with pages per second (on a terminal only), bad
-items named on stderr, the closing summary line, and the exit codes.
+(``denoise apply``, ``kwx extract``, ``mining classify predict``): the ``--jobs``,
+``--resume`` and ``--engine`` options, a progress bar with pages per second (on a terminal
+only), bad items named on stderr, the closing summary line, and the exit codes.
+``--engine spark`` runs the same job on Apache Spark (:mod:`denoise.spark_engine`).
 """
 
 from __future__ import annotations
 
 import sys
 from collections.abc import Sequence
+from contextlib import ExitStack
+from enum import StrEnum
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.console import Console
@@ -19,6 +22,10 @@ from denoise.batch import BatchSummary, PageJob, ResumableOutput, default_jobs, 
 from denoise.errors import DenoiseError, PageError
 from denoise.page import Page
 from denoise.reader import Skipped, read_pages
+from denoise.spark_engine import DEFAULT_MASTER, SparkJobError, run_pages_spark, spark_session
+
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
 
 JobsOption = Annotated[int, typer.Option(
     "--jobs", "-j", min=1, help="Worker processes (default: the machine's cores). Output "
@@ -27,6 +34,25 @@ ResumeOption = Annotated[bool, typer.Option(
     "--resume", help="Continue an interrupted run with the same inputs and options: "
     "pages already written to --out are not done again. Output goes to OUT.partial "
     "(with OUT.progress) until the run completes.")]
+
+
+class Engine(StrEnum):
+    """Where a batch runs: worker processes here, or an Apache Spark cluster."""
+
+    EMBEDDED = "embedded"
+    SPARK = "spark"
+
+
+EngineOption = Annotated[Engine, typer.Option(
+    "--engine", case_sensitive=False, help="embedded: worker processes on this machine "
+    "(--jobs); spark: Apache Spark (pip install 'webdenoise[spark]'), on --spark-master. "
+    "Same output either way.")]
+SparkMasterOption = Annotated[str | None, typer.Option(
+    "--spark-master", envvar="WEBDENOISE_SPARK_MASTER", metavar="URL",
+    help=f"Spark master for --engine spark (default {DEFAULT_MASTER}: this machine's "
+    "cores; spark://HOST:7077, yarn, k8s://...). Other Spark settings: spark-defaults.conf "
+    "or PYSPARK_SUBMIT_ARGS. Inputs with a URI scheme (hdfs://, s3a://, file://) are read "
+    "by the executors.", show_default=False)]
 
 
 def _say(console: Console, line: str) -> None:
@@ -42,17 +68,34 @@ def _progress(err: Console, what: str) -> Progress:
 
 def run_pages(err: Console, inputs: Sequence[str], job: PageJob, *, out: Path, jobs: int | None,
               resume: bool, settings: dict[str, object], max_bytes: int, site: str | None = None,
-              what: str = "pages", quiet_single: bool = False) -> BatchSummary:
+              what: str = "pages", quiet_single: bool = False, engine: Engine = Engine.EMBEDDED,
+              spark_master: str | None = None) -> BatchSummary:
     """Read ``inputs``, run ``job`` over their pages, write to ``out`` (``-``: standard
-    output), print the summary; exit 1 when nothing was written, 2 on unusable output
-    or resume state, 130 on an interrupt (the partial output stays, resumable)."""
+    output), print the summary; exit 1 when nothing was written (or a Spark job failed),
+    2 on unusable output, resume state or a Spark that cannot start, 130 on an interrupt
+    (the partial output stays, resumable; by either engine, as the output is the same)."""
     if resume and str(out) == "-":
         raise typer.BadParameter("--resume needs --out FILE (standard output cannot be resumed)")
-    try:
-        job.setup()  # load models here first: a bad model is one clear line, before any work
-    except DenoiseError as error:
-        _say(err, f"error: {error}")
-        raise typer.Exit(2) from None
+    if engine is Engine.SPARK and jobs is not None:
+        raise typer.BadParameter("--jobs is for --engine embedded; Spark's cores come from "
+                                 "--spark-master (local[N]) or the cluster")
+    with ExitStack() as stack:
+        spark = None
+        try:
+            if engine is Engine.SPARK:
+                spark = stack.enter_context(spark_session(spark_master))
+            job.setup()  # load models here first: a bad model is one clear line, before any work
+        except DenoiseError as error:
+            _say(err, f"error: {error}")
+            raise typer.Exit(2) from None
+        return _run(err, inputs, job, out=out, jobs=jobs, resume=resume, settings=settings,
+                    max_bytes=max_bytes, site=site, what=what, quiet_single=quiet_single,
+                    spark=spark)
+
+
+def _run(err: Console, inputs: Sequence[str], job: PageJob, *, out: Path, jobs: int | None,
+         resume: bool, settings: dict[str, object], max_bytes: int, site: str | None,
+         what: str, quiet_single: bool, spark: SparkSession | None) -> BatchSummary:
     output = None
     try:
         if str(out) != "-":
@@ -71,10 +114,18 @@ def run_pages(err: Console, inputs: Sequence[str], job: PageJob, *, out: Path, j
     try:
         with _progress(err, what) as progress:
             task = progress.add_task(what, total=None)
-            summary = run_batch(read_pages(inputs, site=site, max_bytes=max_bytes), job, stream,
-                                jobs=workers, skip_first=output.skip if output else 0,
-                                checkpoint=output.checkpoint if output else None,
-                                on_skip=skip, on_page=lambda: progress.advance(task))
+            if spark is None:
+                summary = run_batch(read_pages(inputs, site=site, max_bytes=max_bytes), job,
+                                    stream, jobs=workers, skip_first=output.skip if output else 0,
+                                    checkpoint=output.checkpoint if output else None,
+                                    on_skip=skip, on_page=lambda: progress.advance(task))
+            else:
+                summary = run_pages_spark(spark, inputs, job, stream, site=site,
+                                          max_bytes=max_bytes,
+                                          skip_first=output.skip if output else 0,
+                                          checkpoint=output.checkpoint if output else None,
+                                          on_skip=lambda reason: skip(reason, reason),
+                                          on_page=lambda: progress.advance(task))
         if output is not None:
             output.finish()
     except BrokenPipeError:  # a reader like `head` left: not an error
@@ -86,6 +137,14 @@ def run_pages(err: Console, inputs: Sequence[str], job: PageJob, *, out: Path, j
             _say(err, f"interrupted: {output.partial} holds what was done; run again with "
                  "--resume to continue")
         raise typer.Exit(130) from None
+    except SparkJobError as error:
+        if output is not None:
+            output.close()
+            _say(err, f"error: {error}; {output.partial} holds what was done: --resume "
+                 "continues")
+        else:
+            _say(err, f"error: {error}")
+        raise typer.Exit(1) from None
     except OSError as error:
         if output is not None:
             output.close()

@@ -18,7 +18,14 @@ from rich.progress import BarColumn, Progress, SpinnerColumn, TextColumn, TimeEl
 from rich.table import Table
 
 from denoise.cli import InputsArg, _fraction, _say, app
-from denoise.cli_batch import JobsOption, ResumeOption, run_pages
+from denoise.cli_batch import (
+    Engine,
+    EngineOption,
+    JobsOption,
+    ResumeOption,
+    SparkMasterOption,
+    run_pages,
+)
 from denoise.decode import DEFAULT_MAX_BYTES
 from denoise.detector import DEFAULT_SMOOTHING, PageScores, TemplateDetector
 from denoise.errors import DenoiseError, PageError
@@ -362,6 +369,8 @@ def apply_command(
     max_bytes: MaxBytesOption = DEFAULT_MAX_BYTES,
     jobs: JobsOption = None,
     resume: ResumeOption = False,
+    engine: EngineOption = Engine.EMBEDDED,
+    spark_master: SparkMasterOption = None,
 ) -> None:
     """Remove the template blocks of pages, each page scored on its own.
 
@@ -400,11 +409,12 @@ def apply_command(
                        single=single, detector=detector, extractor=extractor)
         run_pages(err, inputs, job, out=out, jobs=jobs, resume=resume,
                   settings={"command": "denoise apply", **job.settings()},
-                  max_bytes=max_bytes, site=site, what="scoring pages", quiet_single=single)
+                  max_bytes=max_bytes, site=site, what="scoring pages", quiet_single=single,
+                  engine=engine, spark_master=spark_master)
         return
-    if jobs is not None or resume:
+    if jobs is not None or resume or engine is not Engine.EMBEDDED:
         raise typer.BadParameter("--site-evidence holds the whole batch in one process: "
-                                 "--jobs and --resume do not apply")
+                                 "--jobs, --resume and --engine do not apply")
     skipped: list[str] = []
     done = 0
     started = time.process_time()

@@ -45,7 +45,7 @@ from denoise.decode import DEFAULT_MAX_BYTES, charset_from_header, decode_html
 from denoise.errors import PageError
 from denoise.page import Page, site_of
 
-__all__ = ["Skipped", "read_pages"]
+__all__ = ["Skipped", "read_file_bytes", "read_pages"]
 
 _HTML_SUFFIXES = (".html", ".htm", ".html.gz", ".htm.gz")
 _TAR_SUFFIXES = (".tar", ".tar.gz", ".tgz", ".tar.xz", ".txz", ".tar.bz2", ".tbz2", ".tbz")
@@ -348,6 +348,32 @@ def _read_file(
             stream, name, kind=kind, site=site, default_site=default_site,
             max_bytes=max_bytes, size=size,
         )
+
+
+def read_file_bytes(
+    name: str, data: bytes, *, site: str | None = None, max_bytes: int = DEFAULT_MAX_BYTES
+) -> Iterator[Page | Skipped]:
+    """The pages of one file's bytes, read as ``read_pages`` reads a file called ``name``.
+
+    For bytes fetched from elsewhere (a Hadoop filesystem, object storage): ``name`` (a
+    path or URI) decides the kind by its suffix (HTML, WARC or JSON lines; anything else
+    is sniffed), names the pages and skipped items, and its folder is the default site.
+    Directories and tar archives are not files of pages here.
+    """
+    if max_bytes < 1:
+        raise ValueError(f"max_bytes must be positive, not {max_bytes}")
+    path = PurePosixPath(name.rstrip("/"))
+    lower = path.name.lower()
+    kind = (
+        "html" if lower.endswith(_HTML_SUFFIXES)
+        else "warc" if lower.endswith(_WARC_SUFFIXES)
+        else "jsonl" if lower.endswith(_JSONL_SUFFIXES)
+        else None
+    )
+    yield from _read_stream(
+        io.BytesIO(data), name, kind=kind, site=site or None, default_site=path.parent.name,
+        max_bytes=max_bytes, size=len(data),
+    )
 
 
 def _read_stdin(site: str | None, max_bytes: int) -> Iterator[Page | Skipped]:

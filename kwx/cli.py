@@ -17,7 +17,14 @@ from rich.console import Console
 from rich.table import Table
 
 from denoise.cli import InputsArg, _fraction, _say
-from denoise.cli_batch import JobsOption, ResumeOption, run_pages
+from denoise.cli_batch import (
+    Engine,
+    EngineOption,
+    JobsOption,
+    ResumeOption,
+    SparkMasterOption,
+    run_pages,
+)
 from denoise.cli_page import MaxBytesOption, _progress, _read, _skipper
 from denoise.decode import DEFAULT_MAX_BYTES
 from denoise.detector import TemplateDetector
@@ -128,6 +135,8 @@ def extract_command(
     max_bytes: MaxBytesOption = DEFAULT_MAX_BYTES,
     jobs: JobsOption = None,
     resume: ResumeOption = False,
+    engine: EngineOption = Engine.EMBEDDED,
+    spark_master: SparkMasterOption = None,
 ) -> None:
     """Rank a page's advertising keywords.
 
@@ -138,8 +147,8 @@ def extract_command(
 
     One page prints `phrase<TAB>score` lines; several pages (or `--json`) print one
     JSON line per page: `{"page", "url", "keywords": [{"phrase", "score", "count"}]}`,
-    in input order, as they are done (`--jobs` worker processes; `--resume` continues
-    an interrupted `-o` run).
+    in input order, as they are done (`--jobs` worker processes, or `--engine spark`;
+    `--resume` continues an interrupted `-o` run).
 
     Example: kwx extract page.html --top 5
     """
@@ -152,7 +161,8 @@ def extract_command(
                      recall=recall, top=top, lines=single)
     run_pages(Console(stderr=True), inputs, job, out=out, jobs=jobs, resume=resume,
               settings={"command": "kwx extract", **job.settings()}, max_bytes=max_bytes,
-              what="extracting keywords", quiet_single=single)
+              what="extracting keywords", quiet_single=single, engine=engine,
+              spark_master=spark_master)
 
 
 @dataclass

@@ -16,7 +16,14 @@ from rich.console import Console
 from rich.table import Table
 
 from denoise.cli import InputsArg, _fraction, _say
-from denoise.cli_batch import JobsOption, ResumeOption, run_pages
+from denoise.cli_batch import (
+    Engine,
+    EngineOption,
+    JobsOption,
+    ResumeOption,
+    SparkMasterOption,
+    run_pages,
+)
 from denoise.cli_page import MaxBytesOption, _progress, _read, _skipper
 from denoise.decode import DEFAULT_MAX_BYTES
 from denoise.detector import TemplateDetector
@@ -182,6 +189,8 @@ def predict_command(
     max_bytes: MaxBytesOption = DEFAULT_MAX_BYTES,
     jobs: JobsOption = None,
     resume: ResumeOption = False,
+    engine: EngineOption = Engine.EMBEDDED,
+    spark_master: SparkMasterOption = None,
 ) -> None:
     """Label pages with a trained classifier.
 
@@ -202,12 +211,13 @@ def predict_command(
         run_pages(err, inputs, job, out=out, jobs=jobs, resume=resume,
                   settings={"command": "mining classify predict", "model": str(model),
                             "detector": str(detector)},
-                  max_bytes=max_bytes, what="classifying pages")
+                  max_bytes=max_bytes, what="classifying pages",
+                  engine=engine, spark_master=spark_master)
         return
-    if jobs is not None or resume:
+    if jobs is not None or resume or engine is not Engine.EMBEDDED:
         raise typer.BadParameter("a classifier of `--denoise site` text compares the pages of "
-                                 "a site with each other in one process: --jobs and --resume "
-                                 "do not apply")
+                                 "a site with each other in one process: --jobs, --resume and "
+                                 "--engine do not apply")
     skipped: list[str] = []
     done = 0
     started = time.process_time()
