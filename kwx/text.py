@@ -76,27 +76,102 @@ class Occurrences:
 
 def words(text: str) -> Words:
     """Tokenize ``text`` and keep its words, with a run number that changes at every break."""
-    doc = tokenizer()(text)
-    if not len(doc):
+    table = _token_table(text)
+    if table is None:
         empty = np.zeros(0, dtype=np.int64)
         return Words(empty.astype(np.uint64), empty, empty.astype(bool), empty.astype(bool),
                      empty.astype(bool), empty, empty)
-    table = doc.to_array(_ATTRS)
-    ids = table[:, 0]
-    punct, space, stop, title, upper = (table[:, k].astype(bool) for k in range(1, 6))
-    starts = table[:, 6].astype(np.int64)
-    ends = starts + table[:, 7].astype(np.int64)
-    glued_after = table[:, 8] == 0  # no whitespace after the token
-    wordlike = ~punct & ~space & _has_alnum(ids, doc.vocab.strings)
+    ids, punct, space, stop, title, upper, starts, ends, glued_after, newline = table
+    strings = tokenizer().vocab.strings
+    wordlike = ~punct & ~space & _has_alnum(ids, strings)
     # a joiner glued between two words is dropped without a break
     before = np.concatenate(([False], wordlike[:-1] & glued_after[:-1]))
     after = np.concatenate((wordlike[1:], [False]))
-    joiner = ~wordlike & before & glued_after & after & _is_joiner(ids, doc.vocab.strings)
-    breaks = ~wordlike & ~joiner
+    joiner = ~wordlike & before & glued_after & after & _is_joiner(ids, strings)
+    breaks = (~wordlike & ~joiner).astype(np.int64) + newline
     runs = np.cumsum(breaks)
     keep = wordlike
     return Words(ids[keep], runs[keep], stop[keep], (title | upper)[keep],
                  upper[keep] & (ends - starts >= 2)[keep], starts[keep], ends[keep])
+
+
+def _token_table(text: str) -> tuple[np.ndarray, ...] | None:
+    """Per token of ``text``: lexeme hash, punct, space, stop, title, upper (bool), start,
+    end (int64), no whitespace after (bool), and line breaks just before it (int64, for a
+    text tokenized line by line); None for no token.
+
+    spaCy splits text at spaces first and tokenizes each space-delimited chunk on its
+    own, so a text of single-space-separated chunks on lines (what :mod:`kwx.document`
+    makes) is tokenized chunk by chunk from a cache of chunks seen before (most of a
+    page's words were seen on earlier pages), and spaCy is called once per page on the
+    chunks it has not met. Any other text goes to spaCy whole. ``tests/test_kwx.py``
+    checks the two agree on real pages.
+    """
+    lines = text.split("\n")
+    chunks = [line.split(" ") for line in lines]
+    if not text or any(not chunk for line in chunks for chunk in line):
+        return _spacy_table(text)
+    flat = [chunk for line in chunks for chunk in line]
+    missing = [c for c in dict.fromkeys(flat) if c not in _CHUNKS]
+    if missing:
+        _learn_chunks(missing)
+    entries = [_CHUNKS[c] for c in flat]
+    counts = np.fromiter((e[0].shape[0] for e in entries), dtype=np.int64, count=len(entries))
+    table = np.concatenate([e[0] for e in entries]) if entries else np.zeros((0, 9), np.uint64)
+    if not len(table):
+        return None
+    lengths = np.fromiter(map(len, flat), dtype=np.int64, count=len(flat))
+    chunk_starts = np.zeros(len(flat), dtype=np.int64)
+    np.cumsum(lengths[:-1] + 1, out=chunk_starts[1:])  # one separator after each chunk
+    owner = np.repeat(np.arange(len(flat)), counts)
+    starts = chunk_starts[owner] + table[:, 6].astype(np.int64)
+    ends = starts + table[:, 7].astype(np.int64)
+    last = np.cumsum(counts) - 1  # the last token of each chunk: whitespace follows it
+    glued_after = table[:, 8] == 0
+    glued_after[last[counts > 0]] = False
+    line_sizes = np.fromiter(map(len, chunks), dtype=np.int64, count=len(chunks))
+    first_chunk_of_line = np.zeros(len(flat), dtype=np.int64)
+    first_chunk_of_line[np.cumsum(line_sizes)[:-1]] = 1  # a line break before these chunks
+    newline = np.zeros(len(table), dtype=np.int64)
+    token_of_chunk = np.cumsum(counts) - counts
+    breaks_before = np.flatnonzero(first_chunk_of_line)
+    # a chunk without tokens cannot start a line here (chunks are never empty strings)
+    newline[token_of_chunk[breaks_before]] = 1
+    return (table[:, 0], *(table[:, k].astype(bool) for k in range(1, 6)), starts, ends,
+            glued_after, newline)
+
+
+def _spacy_table(text: str) -> tuple[np.ndarray, ...] | None:
+    doc = tokenizer()(text)
+    if not len(doc):
+        return None
+    table = doc.to_array(_ATTRS)
+    starts = table[:, 6].astype(np.int64)
+    return (table[:, 0], *(table[:, k].astype(bool) for k in range(1, 6)), starts,
+            starts + table[:, 7].astype(np.int64), table[:, 8] == 0,
+            np.zeros(len(table), dtype=np.int64))
+
+
+#: Space-delimited chunk -> (its tokens' attribute rows, offsets inside the chunk); bounded.
+_CHUNKS: dict[str, tuple[np.ndarray]] = {}
+_MAX_CHUNKS = 500_000
+
+
+def _learn_chunks(chunks: list[str]) -> None:
+    """Tokenize ``chunks`` in one spaCy call and remember each one's token rows."""
+    if len(_CHUNKS) + len(chunks) > _MAX_CHUNKS:
+        _CHUNKS.clear()
+    doc = tokenizer()(" ".join(chunks))
+    table = doc.to_array(_ATTRS)
+    starts = np.zeros(len(chunks), dtype=np.int64)
+    np.cumsum(np.fromiter(map(len, chunks), dtype=np.int64, count=len(chunks))[:-1] + 1,
+              out=starts[1:])
+    owner = np.searchsorted(starts, table[:, 6].astype(np.int64), side="right") - 1
+    table = table.copy()
+    table[:, 6] -= starts[owner].astype(np.uint64)  # offsets inside the chunk
+    bounds = np.searchsorted(owner, np.arange(len(chunks) + 1))
+    for k, chunk in enumerate(chunks):
+        _CHUNKS[chunk] = (table[bounds[k]:bounds[k + 1]],)
 
 
 _ALNUM: dict[int, bool] = {}

@@ -885,3 +885,32 @@ def test_document_frequency_counts_pages_once_each(detector):
     assert key_hash("copper watering jug") not in document_frequency(pages, min_df=2).hashes
     clean = document_frequency(pages, detector=detector)
     assert clean.lookup(h(key_hash("garden shop"), key_hash("garden fork"))).tolist() == [0, 1]
+
+
+TRICKY_LINES = [
+    "The U.S. 3-Day Phestival in New York's Watkins Glen \u2014 costs $40/day.",
+    "e-mail rock'n'roll don't AT&T and/or COVID-19 F-16 \u201cquoted\u201d (brackets) [x]",
+    "caf\u00e9 na\u00efve \u00fcber Stra\u00dfe \u65e5\u672c\u8a9e emoji \U0001f600",
+    "tabs\tinside nbsp\u00a0here",
+    "https://example.com/a?b=c&d=e user@example.org 10:30pm 3.14 1,000,000 -- ... !!!",
+    "Mr. Smith vs. Dr. Who: e.g. i.e. etc. Inc. Ltd. No. 5",
+    "'single' \"double\" \u2018curly\u2019 it\u2019s O\u2019Brien's",
+]
+
+
+@pytest.mark.parametrize("text", [
+    "\n".join(TRICKY_LINES),
+    TRICKY_LINES[0],
+    "one",
+    "  leading and  double  spaces ",
+    "a\n\nb",
+    "trailing newline\n",
+])
+def test_the_chunk_cache_tokenizes_exactly_as_spacy_does(text, monkeypatch):
+    from kwx import text as module
+
+    fast = words(text)
+    monkeypatch.setattr(module, "_token_table", module._spacy_table)
+    exact = words(text)
+    for name in ("ids", "runs", "stop", "capitalized", "upper", "starts", "ends"):
+        assert np.array_equal(getattr(fast, name), getattr(exact, name)), name
