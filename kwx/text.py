@@ -154,7 +154,7 @@ def _spacy_table(text: str) -> tuple[np.ndarray, ...] | None:
 
 #: Space-delimited chunk -> (its tokens' attribute rows, offsets inside the chunk); bounded.
 _CHUNKS: dict[str, tuple[np.ndarray]] = {}
-_MAX_CHUNKS = 500_000
+_MAX_CHUNKS = 200_000  # ~50 MB at most: a crawl's long tail of chunks is not kept
 
 
 def _learn_chunks(chunks: list[str]) -> None:
