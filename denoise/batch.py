@@ -19,8 +19,9 @@ it cannot use). :func:`run_batch` streams pages into it:
   size and skips the recorded items: nothing is written twice, nothing lost. Input
   order must be the same (the readers are deterministic for the same inputs).
 
-Skipped items (unreadable input, pages a job refuses, dead workers) are counted by
-reason; :class:`BatchSummary` is the closing line.
+Skipped items (unreadable input, pages a job refuses, dead workers, and pages the job
+fails on unexpectedly: a bug, named as "internal error" with its exception, not a reason
+to stop a crawl) are counted by reason; :class:`BatchSummary` is the closing line.
 """
 
 from __future__ import annotations
@@ -108,6 +109,13 @@ def _work(page: Page) -> list[str] | _Refused:
         return _JOB(page)
     except PageError as error:
         return _Refused(error.source, error.reason)
+    except Exception as error:  # one page's bug must not stop a crawl
+        return _Refused(page.id, _internal(error))
+
+
+def _internal(error: Exception) -> str:
+    """The skip reason of a page the job failed on unexpectedly (a bug: counted, named)."""
+    return f"internal error ({type(error).__name__}: {error})"
 
 
 def _returned(result: list[str] | _Refused) -> list[str] | PageError:
@@ -140,9 +148,12 @@ def _results(items: Iterable[Page | Skipped], job: PageJob, jobs: int,
                 yield item, item
                 continue
             try:
-                yield item, job(item)
+                result: list[str] | PageError = job(item)
             except PageError as error:
-                yield item, error
+                result = error
+            except Exception as error:  # one page's bug must not stop a crawl
+                result = PageError(item.id, _internal(error))
+            yield item, result
         return
     pending: deque[tuple[Page | Skipped, Future | Skipped]] = deque()
     pool = ProcessPoolExecutor(jobs, initializer=_init_worker, initargs=(job,))

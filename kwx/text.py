@@ -112,7 +112,11 @@ def _token_table(text: str) -> tuple[np.ndarray, ...] | None:
     if not text or any(not chunk for line in chunks for chunk in line):
         return _spacy_table(text)
     flat = [chunk for line in chunks for chunk in line]
-    missing = [c for c in dict.fromkeys(flat) if c not in _CHUNKS]
+    distinct = dict.fromkeys(flat)
+    missing = [c for c in distinct if c not in _CHUNKS]
+    if len(_CHUNKS) + len(missing) > _MAX_CHUNKS:  # full: start again with this page's
+        _CHUNKS.clear()
+        missing = list(distinct)
     if missing:
         _learn_chunks(missing)
     entries = [_CHUNKS[c] for c in flat]
@@ -159,8 +163,6 @@ _MAX_CHUNKS = 200_000  # ~50 MB at most: a crawl's long tail of chunks is not ke
 
 def _learn_chunks(chunks: list[str]) -> None:
     """Tokenize ``chunks`` in one spaCy call and remember each one's token rows."""
-    if len(_CHUNKS) + len(chunks) > _MAX_CHUNKS:
-        _CHUNKS.clear()
     doc = tokenizer()(" ".join(chunks))
     table = doc.to_array(_ATTRS)
     starts = np.zeros(len(chunks), dtype=np.int64)

@@ -4,6 +4,7 @@ output; and its command-line side (``denoise.cli_batch``) through ``kwx extract`
 from __future__ import annotations
 
 import functools
+import io
 import json
 import os
 import shutil
@@ -78,6 +79,15 @@ class DyingJob(PidJob):
         if page.id == self.die:
             time.sleep(self.delay)
             os._exit(1)
+        return super().__call__(page)
+
+
+class BuggyJob(PidJob):
+    """Fails with an unexpected exception (a bug, not a PageError) on page ``p3``."""
+
+    def __call__(self, page: Page) -> list[str]:
+        if page.id == "p3":
+            raise KeyError("[")
         return super().__call__(page)
 
 
@@ -525,3 +535,16 @@ def test_cli_interrupted_run_resumes(shop, shop_output, tmp_path, monkeypatch):
     assert summary.startswith("3 pages read, 4 done by an earlier run, 3 written, 0 skipped")
     assert not out.with_name("k.jsonl.partial").exists()
     assert not out.with_name("k.jsonl.progress").exists()
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_a_page_the_job_fails_on_unexpectedly_is_skipped_not_the_run(jobs):
+    out = io.StringIO()
+    skipped = []
+    summary = run_batch(pages(6), BuggyJob(), out, jobs=jobs,
+                        on_skip=lambda item, reason: skipped.append(str(reason)))
+    assert [line.split()[0] for line in out.getvalue().splitlines()] == [
+        "p0", "p1", "p2", "p4", "p5"]
+    assert summary.written == 5
+    assert skipped == ["p3: internal error (KeyError: '[')"]
+    assert summary.skipped == {"internal error": 1}

@@ -914,3 +914,15 @@ def test_the_chunk_cache_tokenizes_exactly_as_spacy_does(text, monkeypatch):
     exact = words(text)
     for name in ("ids", "runs", "stop", "capitalized", "upper", "starts", "ends"):
         assert np.array_equal(getattr(fast, name), getattr(exact, name)), name
+
+
+def test_a_full_chunk_cache_starts_again_without_losing_a_page(monkeypatch):
+    from kwx import text as module
+
+    monkeypatch.setattr(module, "_MAX_CHUNKS", 8)
+    monkeypatch.setattr(module, "_CHUNKS", {})
+    first = words("alpha beta gamma delta")
+    again = words("alpha beta epsilon zeta eta theta iota kappa lambda")  # overflows
+    assert len(first) == 4 and len(again) == 9
+    assert len(module._CHUNKS) <= 9
+    assert np.array_equal(words("alpha beta gamma delta").ids, first.ids)
