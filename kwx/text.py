@@ -114,8 +114,8 @@ def _token_table(text: str) -> tuple[np.ndarray, ...] | None:
     flat = [chunk for line in chunks for chunk in line]
     distinct = dict.fromkeys(flat)
     missing = [c for c in distinct if c not in _CHUNKS]
-    if len(_CHUNKS) + len(missing) > _MAX_CHUNKS:  # full: start again with this page's
-        _CHUNKS.clear()
+    if len(_CHUNKS) + len(missing) > _MAX_CHUNKS or _vocabulary_full():
+        _CHUNKS.clear()  # full: start again with this page's
         missing = list(distinct)
     if missing:
         _learn_chunks(missing)
@@ -146,6 +146,7 @@ def _token_table(text: str) -> tuple[np.ndarray, ...] | None:
 
 
 def _spacy_table(text: str) -> tuple[np.ndarray, ...] | None:
+    _vocabulary_full()
     doc = tokenizer()(text)
     if not len(doc):
         return None
@@ -154,6 +155,20 @@ def _spacy_table(text: str) -> tuple[np.ndarray, ...] | None:
     return (table[:, 0], *(table[:, k].astype(bool) for k in range(1, 6)), starts,
             starts + table[:, 7].astype(np.int64), table[:, 8] == 0,
             np.zeros(len(table), dtype=np.int64))
+
+
+#: spaCy keeps every string it has tokenized: past this many, a fresh tokenizer takes
+#: over (lexeme hashes depend on the string alone, so nothing else changes).
+_MAX_STRINGS = 1_000_000
+
+
+def _vocabulary_full() -> bool:
+    """Start a fresh tokenizer when the current one holds too many strings (a crawl's
+    vocabulary has no end); True when it did."""
+    if len(tokenizer().vocab.strings) <= _MAX_STRINGS:
+        return False
+    tokenizer.cache_clear()
+    return True
 
 
 #: Space-delimited chunk -> (its tokens' attribute rows, offsets inside the chunk); bounded.

@@ -926,3 +926,14 @@ def test_a_full_chunk_cache_starts_again_without_losing_a_page(monkeypatch):
     assert len(first) == 4 and len(again) == 9
     assert len(module._CHUNKS) <= 9
     assert np.array_equal(words("alpha beta gamma delta").ids, first.ids)
+
+
+def test_a_tokenizer_that_holds_too_many_strings_is_replaced(monkeypatch):
+    from kwx import text as module
+
+    before = words("first words of a page").ids
+    monkeypatch.setattr(module, "_MAX_STRINGS", 0)
+    old = module.tokenizer()
+    again = words("first words of a page").ids  # the full vocabulary is dropped
+    assert module.tokenizer() is not old
+    assert np.array_equal(before, again)  # hashes depend on the string alone
