@@ -157,9 +157,9 @@ def _spacy_table(text: str) -> tuple[np.ndarray, ...] | None:
             np.zeros(len(table), dtype=np.int64))
 
 
-#: spaCy keeps every string it has tokenized: past this many, a fresh tokenizer takes
+#: spaCy keeps every string it has tokenized: past this many (~30 MB), a fresh one takes
 #: over (lexeme hashes depend on the string alone, so nothing else changes).
-_MAX_STRINGS = 1_000_000
+_MAX_STRINGS = 300_000
 
 
 def _vocabulary_full() -> bool:
@@ -173,7 +173,7 @@ def _vocabulary_full() -> bool:
 
 #: Space-delimited chunk -> (its tokens' attribute rows, offsets inside the chunk); bounded.
 _CHUNKS: dict[str, tuple[np.ndarray]] = {}
-_MAX_CHUNKS = 200_000  # ~50 MB at most: a crawl's long tail of chunks is not kept
+_MAX_CHUNKS = 100_000  # ~25 MB at most: a crawl's long tail of chunks is not kept
 
 
 def _learn_chunks(chunks: list[str]) -> None:
