@@ -204,7 +204,8 @@ def site_command(
                 skipped.append(str(error))
                 _say(err, f"skipped {error}")
 
-            labelled = label_sites(pages(), make, on_error=on_error)
+            labelled = label_sites(pages(), make, on_error=on_error,
+                                   grouped=_grouped_by_site(inputs, site))
             with atomic_text(out) if out is not None else nullcontext() as stream:
                 for page in labelled:
                     reports.setdefault(page.page.site, SiteReport(page.page.site)).add(page)
@@ -216,6 +217,9 @@ def site_command(
     except DenoiseError as error:
         _say(err, f"error: {error}")
         raise typer.Exit(2) from None
+    except ValueError as error:  # a folder or archive whose sites are not contiguous
+        _say(err, f"error: {error}; give each site's pages together, or one --site")
+        raise typer.Exit(2) from None
     _print_report(list(reports.values()), report_stream, as_json)
     pages_done = sum(r.pages for r in reports.values())
     _say(err, f"{pages_done} pages labelled in {len(reports)} sites, {len(skipped)} skipped, "
@@ -225,6 +229,15 @@ def site_command(
         _say(err, "error: no page could be labelled")
         raise typer.Exit(1)
 
+
+
+def _grouped_by_site(inputs: list[str], site: str | None) -> bool:
+    """Whether the pages come site by site: one --site, or folders and archives (read
+    folder by folder, a folder a site). WARC and JSON lines interleave hosts."""
+    if site:
+        return True
+    return all(Path(i).is_dir() or Path(i).name.endswith((".tar", ".tar.gz", ".tgz", ".tar.xz"))
+               for i in inputs if i != "-") and "-" not in inputs
 
 
 # the page-level commands (train, apply, evaluate, show) register on the same app

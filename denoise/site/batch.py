@@ -54,18 +54,35 @@ def label_sites(
     *,
     on_error: Callable[[PageError], None] | None = None,
     on_page: Callable[[Page], None] | None = None,
+    grouped: bool = False,
 ) -> Iterator[LabeledPage]:
     """Segment every page once, fit one method per site, and yield the labelled pages.
 
     ``method_for(site)`` makes the (unfitted) method of a site, so a caller can bind
     each site to its own store. Pages that fail to parse go to ``on_error`` and are
     left out. Sites come out in the order they first appeared, pages in input order.
+
+    A site's statistics need all its pages, so its pages are held until it can be
+    labelled: to the end of the input, or, with ``grouped`` (the input gives each site's
+    pages together, as folders and archives of site folders do), until the next site
+    begins, so memory follows the largest site, not the input. A site that comes back
+    after another began raises ``ValueError`` then (its statistics would be split).
     """
     by_site: dict[str, list[PageBlocks]] = {}
     methods: dict[str, SiteMethod] = {}
+    finished: set[str] = set()
+    current: str | None = None
     for page in pages:
         if on_page is not None:
             on_page(page)
+        if grouped and page.site != current:
+            if current is not None:
+                yield from _label_site(methods.pop(current), by_site.pop(current, []))
+                finished.add(current)
+            if page.site in finished:
+                raise ValueError(f"the input is not grouped by site: {page.site!r} comes "
+                                 "again after other sites")
+            current = page.site
         method = methods.get(page.site)
         if method is None:
             method = methods[page.site] = method_for(page.site)
@@ -77,7 +94,13 @@ def label_sites(
             on_error(error)
             continue
         by_site.setdefault(page.site, []).append(blocks)
-    for site, site_pages in by_site.items():
-        method = methods[site].fit(site_pages)
-        for blocks in site_pages:
-            yield method.label(blocks)
+    for site, method in methods.items():
+        yield from _label_site(method, by_site.get(site, []))
+
+
+def _label_site(method: SiteMethod, site_pages: list[PageBlocks]) -> Iterator[LabeledPage]:
+    if not site_pages:
+        return
+    method = method.fit(site_pages)
+    for blocks in site_pages:
+        yield method.label(blocks)
