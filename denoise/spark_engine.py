@@ -45,7 +45,7 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
-from denoise.batch import CHECKPOINT_EVERY, BatchSummary, PageJob, _reason
+from denoise.batch import CHECKPOINT_EVERY, BatchSummary, PageJob, _internal, _reason
 from denoise.decode import DEFAULT_MAX_BYTES
 from denoise.errors import DenoiseError, PageError
 from denoise.page import Page
@@ -502,6 +502,8 @@ def _run_job(run: str, job: PageJob, files: dict[str, str],
                     text = "".join(work(page))
                 except PageError as error:
                     kind, source, reason = _REFUSED, error.source, error.reason
+                except Exception as error:  # a bug on one page: skipped, as embedded
+                    kind, source, reason = _REFUSED, page.id, _internal(error)
             for name, value in zip(_RESULTS, (row["input"], row["file"], row["item"], text,
                                               kind, source, reason), strict=True):
                 out[name].append(value)
