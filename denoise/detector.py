@@ -90,18 +90,18 @@ class PageScores:
 
 
 def block_lines(blocks: PageBlocks, keep: np.ndarray) -> str:
-    """The kept chunks of a page as text, one line per block."""
+    """The kept chunks of a page as text, one line per block (chunks of a block joined by
+    a space): one slice per chunk and one join, no per-block arrays."""
     kept = np.flatnonzero(keep)
     if not len(kept):
         return ""
-    text, starts, ends = blocks.text, blocks.chunk_starts, blocks.chunk_ends
+    text = blocks.text
     owners = blocks.chunk_block[kept]
-    breaks = np.flatnonzero(owners[1:] != owners[:-1]) + 1
-    lines = []
-    for run in np.split(kept, breaks):
-        lines.append(" ".join(text[a:b] for a, b in zip(starts[run].tolist(),
-                                                       ends[run].tolist(), strict=True)))
-    return "\n".join(lines)
+    pieces: list[str] = [""] * (2 * len(kept) - 1)
+    pieces[0::2] = [text[a:b] for a, b in zip(blocks.chunk_starts[kept].tolist(),
+                                                blocks.chunk_ends[kept].tolist(), strict=True)]
+    pieces[1::2] = np.where(owners[1:] != owners[:-1], "\n", " ").tolist()
+    return "".join(pieces)
 
 
 class TemplateDetector:
