@@ -110,7 +110,7 @@ def _run(err: Console, inputs: Sequence[str], job: PageJob, *, out: Path, jobs: 
         _say(err, f"skipped {reason}")
 
     stream = output.stream if output is not None else sys.stdout
-    workers = jobs or default_jobs()
+    workers = jobs or (1 if quiet_single else default_jobs())  # one page: no pool to start
     try:
         with _progress(err, what) as progress:
             task = progress.add_task(what, total=None)
