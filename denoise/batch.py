@@ -138,9 +138,13 @@ def _reason(error: PageError | Skipped) -> str:
     return error.reason.split(":")[0].split("(")[0].strip() or "unreadable"
 
 
-def _results(items: Iterable[Page | Skipped], job: PageJob, jobs: int,
-             window: int) -> Iterator[tuple[Page | Skipped, list[str] | PageError | Skipped]]:
-    """Each input item with its result, in input order."""
+def map_pages(items: Iterable[Page | Skipped], job: PageJob, jobs: int,
+              window: int | None = None
+              ) -> Iterator[tuple[Page | Skipped, list[str] | PageError | Skipped]]:
+    """Each input item with its result (what ``job`` returned, the ``PageError`` it raised,
+    or the ``Skipped`` item itself), in input order: the engine under :func:`run_batch`,
+    for commands that gather results instead of writing lines."""
+    window = window or WINDOW_PER_JOB * jobs
     if jobs <= 1:
         job.setup()
         for item in items:
@@ -217,7 +221,7 @@ def run_batch(items: Iterable[Page | Skipped], job: PageJob, out: TextIO, *, job
             break
         summary.resumed += 1
     done = skip_first
-    for item, result in _results(iterator, job, jobs, window or WINDOW_PER_JOB * jobs):
+    for item, result in map_pages(iterator, job, jobs, window):
         done += 1
         if isinstance(result, PageError | Skipped):
             summary.skipped[_reason(result)] += 1

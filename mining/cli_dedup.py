@@ -6,6 +6,7 @@ import json
 import sys
 import time
 from collections.abc import Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated, TextIO
 
@@ -14,14 +15,19 @@ import typer
 from rich.console import Console
 from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
+from denoise.batch import default_jobs, map_pages
 from denoise.cli import InputsArg, _say
+from denoise.cli_batch import JobsOption
 from denoise.cli_page import MaxBytesOption, _read, _skipper
 from denoise.decode import DEFAULT_MAX_BYTES
-from denoise.errors import DenoiseError
+from denoise.detector import TemplateDetector
+from denoise.errors import DenoiseError, PageError
+from denoise.main_content import MainContentExtractor, default_extractor
 from denoise.output import atomic_text
 from denoise.page import Page
+from denoise.reader import Skipped, read_pages
 from mining.cli import app
-from mining.content import Denoise, page_texts
+from mining.content import PAGE_RECALL, Denoise, page_texts
 from mining.dedup import DedupConfig, NearDuplicateIndex, Rule
 from mining.matches import Matches, iter_pairs
 from mining.shingles import shingles_of_words, word_hashes
@@ -69,7 +75,52 @@ def _config(err: Console, explicit: dict[str, object], index: Path | None
     return loaded.config, loaded
 
 
-def _pages_signed(texts: Iterator[tuple[Page, str]], index: NearDuplicateIndex,
+@dataclass
+class WordsJob:
+    """The word hashes of a page's text under a ``--denoise`` mode other than ``site``
+    (sent to worker processes: the detector loads there)."""
+
+    denoise: Denoise
+    detector: TemplateDetector | None = field(default=None, repr=False)
+    extractor: MainContentExtractor | None = field(default=None, repr=False)
+
+    def setup(self) -> None:
+        if self.denoise is Denoise.page and self.detector is None:
+            self.detector = TemplateDetector.load().at_recall(PAGE_RECALL)
+        if self.denoise is Denoise.main and self.extractor is None:
+            self.extractor = default_extractor()
+
+    def __getstate__(self) -> dict[str, object]:
+        return {**self.__dict__, "detector": None, "extractor": None}
+
+    def __call__(self, page: Page) -> np.ndarray:
+        (_, text), = page_texts([page], self.denoise, detector=self.detector,
+                                extractor=self.extractor)
+        return word_hashes(text)
+
+
+def _page_words(inputs: list[str], config: DedupConfig, jobs: int | None, max_bytes: int,
+                site: str | None, skipped: list[str],
+                err: Console) -> Iterator[tuple[Page, np.ndarray]]:
+    """Each page with the word hashes of its text, in input order: on ``jobs`` worker
+    processes, except for ``site`` (a site's pages are compared with each other)."""
+    if config.denoise is Denoise.site:
+        texts = page_texts(_read(inputs, max_bytes, skipped, err, site=site), config.denoise,
+                           on_error=_skipper(skipped, err))
+        yield from ((page, word_hashes(text)) for page, text in texts)
+        return
+    job = WordsJob(config.denoise)
+    job.setup()  # here first: a model that cannot load is one clear line, not dead workers
+    items = read_pages(inputs, site=site, max_bytes=max_bytes)
+    for item, result in map_pages(items, job, jobs or default_jobs()):
+        if isinstance(result, Skipped | PageError):
+            skipped.append(str(result))
+            _say(err, f"skipped {result}")
+        else:
+            yield item, result
+
+
+def _pages_signed(texts: Iterator[tuple[Page, np.ndarray]], index: NearDuplicateIndex,
                   config: DedupConfig, skipped: list[str], err: Console,
                   progress: Progress) -> tuple[list[str], np.ndarray, int, int]:
     """Ids and sketches of the pages that have words; how many were shorter than a
@@ -80,9 +131,8 @@ def _pages_signed(texts: Iterator[tuple[Page, str]], index: NearDuplicateIndex,
     batch: list[np.ndarray] = []
     short = empty = 0
     after = "" if config.denoise is Denoise.none else " once its template is removed"
-    for page, text in texts:
+    for page, words in texts:
         progress.advance(task)
-        words = word_hashes(text)
         if not words.size:
             empty += 1
             skipped.append(page.id)
@@ -172,6 +222,7 @@ def dedup_command(
         help="Treat every page as one site (default: the URL's host, or the page's "
         "folder).", show_default=False)] = None,
     max_bytes: MaxBytesOption = DEFAULT_MAX_BYTES,
+    jobs: JobsOption = None,
 ) -> None:
     """Find near-duplicate pages.
 
@@ -197,9 +248,11 @@ def dedup_command(
     skipped: list[str] = []
     try:
         with _progress(err) as progress:
-            texts = page_texts(_read(inputs, max_bytes, skipped, err, site=site),
-                               config.denoise, on_error=_skipper(skipped, err))
-            ids, sketches, short, empty = _pages_signed(texts, index_, config, skipped, err,
+            if jobs is not None and config.denoise is Denoise.site:
+                raise typer.BadParameter("--denoise site compares a site's pages with each "
+                                         "other in one process: --jobs does not apply")
+            words = _page_words(inputs, config, jobs, max_bytes, site, skipped, err)
+            ids, sketches, short, empty = _pages_signed(words, index_, config, skipped, err,
                                                         progress)
     except DenoiseError as error:  # the page-level detector's model cannot be loaded
         raise _fail(err, error) from None

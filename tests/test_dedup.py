@@ -426,6 +426,16 @@ def test_cli_removing_the_template_finds_the_same_article_on_another_site(sites)
     assert "denoise site" in summary(result)
 
 
+@pytest.mark.parametrize("denoise", ["none", "page", "main"])
+def test_cli_worker_processes_give_the_same_pairs(sites, denoise):
+    one = run(["dedup", sites, "--pairs", "--denoise", denoise, "--jobs", "1"])
+    two = run(["dedup", sites, "--pairs", "--denoise", denoise, "--jobs", "2"])
+    assert one.exit_code == two.exit_code == 0, two.stderr
+    assert one.stdout == two.stdout
+    assert summary(one).split(";")[:2] == summary(two).split(";")[:2]
+    assert run(["dedup", sites, "--denoise", "site", "--jobs", "2"]).exit_code == 2
+
+
 @pytest.mark.parametrize("options", [["--denoise", "page"], ["--rule", "paper", "--pairs"]])
 def test_cli_other_modes_run(sites, options):
     result = run(["dedup", sites, *options])
