@@ -16,6 +16,8 @@ from rich.console import Console
 from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
+from denoise.batch import default_jobs
+from denoise.cli_batch import JobsOption
 from denoise.decode import DEFAULT_MAX_BYTES
 from denoise.errors import DenoiseError, PageError
 from denoise.output import atomic_text
@@ -158,6 +160,7 @@ def site_command(
     as_json: Annotated[bool, typer.Option(
         "--json", help="Print the per-site report as JSON lines.",
     )] = False,
+    jobs: JobsOption = None,
 ) -> None:
     """Label the blocks of many pages as template / content / unknown from site statistics.
 
@@ -205,7 +208,8 @@ def site_command(
                 _say(err, f"skipped {error}")
 
             labelled = label_sites(pages(), make, on_error=on_error,
-                                   grouped=_grouped_by_site(inputs, site))
+                                   grouped=_grouped_by_site(inputs, site),
+                                   jobs=jobs or default_jobs(), scheme=METHODS[name].scheme)
             with atomic_text(out) if out is not None else nullcontext() as stream:
                 for page in labelled:
                     reports.setdefault(page.page.site, SiteReport(page.page.site)).add(page)

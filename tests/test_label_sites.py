@@ -50,3 +50,23 @@ def test_a_site_that_comes_back_is_refused_when_grouped():
         list(label_sites(interleaved, lambda _: FingerprintMethod(), grouped=True))
     # without the promise, the same input is labelled whole
     assert len(list(label_sites(interleaved, lambda _: FingerprintMethod()))) == 11
+
+
+def test_worker_processes_segment_and_the_labels_are_the_same():
+    one = signature(label_sites(sites(), lambda _: FingerprintMethod(), grouped=True))
+    two = signature(label_sites(sites(), lambda _: FingerprintMethod(), grouped=True, jobs=2,
+                                scheme=FingerprintMethod.scheme))
+    assert two == one
+    with pytest.raises(ValueError, match="scheme"):
+        list(label_sites(sites(), lambda _: FingerprintMethod(), jobs=2))
+
+
+def test_a_page_a_worker_cannot_parse_goes_to_on_error():
+    from denoise.page import Page
+
+    pages = [*sites()[:3], Page(id="empty.html", html="", site=sites()[0].site)]
+    errors = []
+    labelled = list(label_sites(pages, lambda _: FingerprintMethod(), jobs=2,
+                                scheme=FingerprintMethod.scheme, on_error=errors.append))
+    assert len(labelled) == 3
+    assert [e.source for e in errors] == ["empty.html"]

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
-from denoise.blocks import PageBlocks
+from denoise.batch import map_pages
+from denoise.blocks import PageBlocks, segment
 from denoise.errors import PageError
 from denoise.page import Page
 from denoise.site.base import Label, LabeledPage, SiteMethod
@@ -55,6 +56,8 @@ def label_sites(
     on_error: Callable[[PageError], None] | None = None,
     on_page: Callable[[Page], None] | None = None,
     grouped: bool = False,
+    jobs: int = 1,
+    scheme: str | None = None,
 ) -> Iterator[LabeledPage]:
     """Segment every page once, fit one method per site, and yield the labelled pages.
 
@@ -67,12 +70,15 @@ def label_sites(
     pages together, as folders and archives of site folders do), until the next site
     begins, so memory follows the largest site, not the input. A site that comes back
     after another began raises ``ValueError`` then (its statistics would be split).
+
+    With ``jobs`` > 1 the parsing and segmentation (most of the work) run on that many
+    worker processes; ``scheme`` (the methods' segmentation) must be given then.
     """
     by_site: dict[str, list[PageBlocks]] = {}
     methods: dict[str, SiteMethod] = {}
     finished: set[str] = set()
     current: str | None = None
-    for page in pages:
+    for page, blocks in _segmented(pages, method_for, methods, jobs, scheme):
         if on_page is not None:
             on_page(page)
         if grouped and page.site != current:
@@ -83,19 +89,50 @@ def label_sites(
                 raise ValueError(f"the input is not grouped by site: {page.site!r} comes "
                                  "again after other sites")
             current = page.site
-        method = methods.get(page.site)
-        if method is None:
-            method = methods[page.site] = method_for(page.site)
-        try:
-            blocks = method.segment(page)
-        except PageError as error:
+        if page.site not in methods:
+            methods[page.site] = method_for(page.site)
+        if isinstance(blocks, PageError):
             if on_error is None:
-                raise
-            on_error(error)
+                raise blocks
+            on_error(blocks)
             continue
         by_site.setdefault(page.site, []).append(blocks)
     for site, method in methods.items():
         yield from _label_site(method, by_site.get(site, []))
+
+
+@dataclass(frozen=True)
+class _SegmentJob:
+    """Parse and segment a page in a worker; the page comes back without its HTML."""
+
+    scheme: str
+
+    def setup(self) -> None:
+        pass
+
+    def __call__(self, page: Page) -> PageBlocks:
+        blocks = segment(page, self.scheme)
+        return replace(blocks, page=replace(page, html=""))
+
+
+def _segmented(pages: Iterable[Page], method_for: Callable[[str], SiteMethod],
+               methods: dict[str, SiteMethod], jobs: int, scheme: str | None
+               ) -> Iterator[tuple[Page, PageBlocks | PageError]]:
+    """Each page with its blocks (or why it could not be segmented), in input order."""
+    if jobs <= 1:
+        for page in pages:
+            if page.site not in methods:
+                methods[page.site] = method_for(page.site)
+            method = methods[page.site]
+            try:
+                yield page, method.segment(page)
+            except PageError as error:
+                yield page, error
+        return
+    if scheme is None:
+        raise ValueError("label_sites needs the methods' scheme to segment on workers")
+    for page, result in map_pages(pages, _SegmentJob(scheme), jobs):
+        yield page, result  # PageBlocks, or the PageError a worker sent back
 
 
 def _label_site(method: SiteMethod, site_pages: list[PageBlocks]) -> Iterator[LabeledPage]:
