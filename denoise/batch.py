@@ -85,6 +85,44 @@ class BatchSummary:
                 f"{self.written / max(wall, 1e-9):.0f} pages/s")
 
 
+@dataclass
+class ResultWriter:
+    """The driver's side of a batch, whichever engine ran it: each input item's output
+    written in order (or its skip counted), progress told, checkpoints taken after a
+    flush every ``checkpoint_every`` items and at the end."""
+
+    out: TextIO
+    summary: BatchSummary
+    checkpoint: Callable[[int], None] | None = None
+    checkpoint_every: int = CHECKPOINT_EVERY
+    on_page: Callable[[], None] | None = None
+    done: int = 0  # input items done, resumed ones included
+
+    def resumed(self) -> None:
+        """One item an earlier run did: counted, nothing written."""
+        self.done += 1
+        self.summary.resumed += 1
+
+    def add(self, text: str = "", *, skipped: PageError | Skipped | None = None) -> None:
+        """One item's output, or why it was skipped."""
+        self.done += 1
+        if skipped is not None:
+            self.summary.skipped[_reason(skipped)] += 1
+        else:
+            self.out.write(text)
+            self.summary.written += 1
+        if self.on_page is not None:
+            self.on_page()
+        if self.checkpoint is not None and self.done % self.checkpoint_every == 0:
+            self.close()
+
+    def close(self) -> None:
+        """Flush, then record the items done (when checkpoints are taken)."""
+        if self.checkpoint is not None:
+            self.out.flush()
+            self.checkpoint(self.done)
+
+
 _JOB: PageJob | None = None
 
 
@@ -215,29 +253,20 @@ def run_batch(items: Iterable[Page | Skipped], job: PageJob, out: TextIO, *, job
     if jobs < 1:
         raise ValueError(f"jobs must be at least 1, got {jobs}")
     summary = BatchSummary()
+    writer = ResultWriter(out, summary, checkpoint, checkpoint_every, on_page)
     iterator = iter(items)
     for _ in range(skip_first):
         if next(iterator, None) is None:
             break
-        summary.resumed += 1
-    done = skip_first
+        writer.resumed()
     for item, result in map_pages(iterator, job, jobs, window):
-        done += 1
         if isinstance(result, PageError | Skipped):
-            summary.skipped[_reason(result)] += 1
             if on_skip is not None:
                 on_skip(item, result)
+            writer.add(skipped=result)
         else:
-            out.write("".join(result))
-            summary.written += 1
-        if on_page is not None:
-            on_page()
-        if checkpoint is not None and done % checkpoint_every == 0:
-            out.flush()
-            checkpoint(done)
-    if checkpoint is not None:
-        out.flush()
-        checkpoint(done)
+            writer.add("".join(result))
+    writer.close()
     return summary
 
 

@@ -45,7 +45,7 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
-from denoise.batch import CHECKPOINT_EVERY, BatchSummary, PageJob, _internal, _reason
+from denoise.batch import CHECKPOINT_EVERY, BatchSummary, PageJob, ResultWriter, _internal
 from denoise.decode import DEFAULT_MAX_BYTES
 from denoise.errors import DenoiseError, PageError
 from denoise.page import Page
@@ -180,36 +180,24 @@ def run_pages_spark(
                          f"{chunk_bytes} bytes")
     errors = _spark_errors()
     summary = BatchSummary()
+    writer = ResultWriter(out, summary, checkpoint, checkpoint_every, on_page)
     run = _Run(spark, job, skip_first)
-    done = 0
     try:
         with (_session_conf(spark, _SETTINGS), _pandas_warning_ignored(),
               closing(run.results(inputs, site, max_bytes, chunk_pages, chunk_bytes)) as results):
             for result in results:
-                done += 1
                 if result is None:
-                    summary.resumed += 1
+                    writer.resumed()
                     continue
                 text, skipped = result
-                if skipped is not None:
-                    summary.skipped[_reason(skipped)] += 1
-                    if on_skip is not None:
-                        on_skip(skipped)
-                else:
-                    out.write(text)
-                    summary.written += 1
-                if on_page is not None:
-                    on_page()
-                if checkpoint is not None and done % checkpoint_every == 0:
-                    out.flush()
-                    checkpoint(done)
+                if skipped is not None and on_skip is not None:
+                    on_skip(skipped)
+                writer.add(text, skipped=skipped)
     except errors as error:
         raise SparkJobError(f"the Spark job failed: {_one_line(error)}") from None
     finally:
         run.close()
-    if checkpoint is not None:
-        out.flush()
-        checkpoint(done)
+    writer.close()
     return summary
 
 
