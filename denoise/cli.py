@@ -98,6 +98,22 @@ def _block_records(page: LabeledPage, method: type[SiteMethod]) -> list[dict[str
     return records
 
 
+def version_command() -> None:
+    """Print the toolkit's version."""
+    from importlib.metadata import PackageNotFoundError
+    from importlib.metadata import version as installed
+
+    try:
+        typer.echo(installed("webdenoise"))
+    except PackageNotFoundError:  # run from a source tree
+        typer.echo("error: webdenoise is not installed, so it has no version "
+                   "(pip install -e .)", err=True)
+        raise typer.Exit(1) from None
+
+
+app.command("version")(version_command)
+
+
 def _fraction(value: float | None) -> float | None:
     """Typer callback: a share in (0, 1]."""
     if value is not None and not 0.0 < value <= 1.0:

@@ -16,7 +16,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from denoise.cli import InputsArg, _fraction, _say
+from denoise.cli import InputsArg, _fraction, _say, version_command
 from denoise.cli_batch import (
     Engine,
     EngineOption,
@@ -542,15 +542,4 @@ def querylog_build_command(
          f"{len(parts)} phrases, {time.process_time() - started:.1f} CPU seconds")
 
 
-@app.command()
-def version() -> None:
-    """Print the toolkit's version."""
-    from importlib.metadata import PackageNotFoundError
-    from importlib.metadata import version as installed
-
-    try:
-        typer.echo(installed("webdenoise"))
-    except PackageNotFoundError:  # run from a source tree
-        typer.echo("error: webdenoise is not installed, so it has no version "
-                   "(pip install -e .)", err=True)
-        raise typer.Exit(1) from None
+app.command("version")(version_command)

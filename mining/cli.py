@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import typer
 
+from denoise.cli import version_command
+
 app = typer.Typer(
     help="Near-duplicate detection and page classification, with templates removed first.",
     no_args_is_help=True,
@@ -22,19 +24,7 @@ def _main() -> None:
 # `mining dedup` lives in its own module; importing it registers it.
 from mining import cli_dedup  # noqa: E402, F401
 
-
-@app.command()
-def version() -> None:
-    """Print the toolkit's version."""
-    from importlib.metadata import PackageNotFoundError
-    from importlib.metadata import version as installed
-
-    try:
-        typer.echo(installed("webdenoise"))
-    except PackageNotFoundError:  # run from a source tree
-        typer.echo("error: webdenoise is not installed, so it has no version "
-                   "(pip install -e .)", err=True)
-        raise typer.Exit(1) from None
+app.command("version")(version_command)
 
 
 # The classification commands live in their own module; importing it registers them.
