@@ -46,7 +46,7 @@ import typer
 
 from corpora.dup_assembly import COPIES, DupBench, assemble
 from corpora.hosts import HostPage, content_hosts, site_hosts
-from corpora.locate import corpus_path
+from corpora.locate import builder_logging, corpus_path
 from corpora.sites import news_gold_texts
 from denoise.output import atomic_text
 from denoise.reader import Skipped
@@ -141,10 +141,7 @@ def main(
     verbose: Annotated[bool, typer.Option(help="Log every content and host left out.")] = False,
 ) -> None:
     """Build the near-duplicate benchmark: one content on pages of different sites."""
-    logging.basicConfig(level=logging.INFO if verbose else logging.WARNING,
-                        format="%(levelname)s %(name)s: %(message)s")
-    if not verbose:
-        logging.getLogger("corpora.content").setLevel(logging.ERROR)
+    builder_logging(verbose)
     try:
         bench, seconds = build(out_dir, seed=seed, contents=contents, distinct=distinct)
     except (ValueError, OSError) as error:

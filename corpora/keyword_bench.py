@@ -59,7 +59,7 @@ from typing import Annotated
 import typer
 
 from corpora.hosts import HostPage, content_hosts, rank, site_hosts, site_key
-from corpora.locate import corpus_path
+from corpora.locate import builder_logging, corpus_path
 from corpora.placement import (
     SENTENCES_PER_PARAGRAPH,
     PlacementError,
@@ -411,10 +411,7 @@ def main(
     verbose: Annotated[bool, typer.Option(help="Log every story and host left out.")] = False,
 ) -> None:
     """Build the cross-domain keyword benchmark: stories placed into real sites' pages."""
-    logging.basicConfig(level=logging.INFO if verbose else logging.WARNING,
-                        format="%(levelname)s %(name)s: %(message)s")
-    if not verbose:
-        logging.getLogger("corpora.content").setLevel(logging.ERROR)
+    builder_logging(verbose)
     try:
         counts = build(out_dir, test_site=test_site, test_share=test_share, seed=seed)
     except (ValueError, OSError) as error:

@@ -25,3 +25,14 @@ def corpus_path(name: str) -> Path:
     raise CorpusMissingError(
         f"{name} not found in {', '.join(map(str, roots))}; set {ENV_VAR} to the corpora folder"
     )
+
+
+def builder_logging(verbose: bool) -> None:
+    """Logging for a benchmark builder's command line: what it leaves out, one line each
+    with ``verbose``, else warnings only (and content-dev's per-page skips not at all)."""
+    import logging
+
+    logging.basicConfig(level=logging.INFO if verbose else logging.WARNING,
+                        format="%(levelname)s %(name)s: %(message)s")
+    if not verbose:
+        logging.getLogger("corpora.content").setLevel(logging.ERROR)

@@ -78,7 +78,7 @@ from typing import Annotated
 import typer
 
 from corpora.hosts import HostPage, rank, site_hosts, site_key
-from corpora.locate import corpus_path
+from corpora.locate import builder_logging, corpus_path
 from corpora.placement import PlacementError, Text, check_host, place
 from corpora.webkb import MAIN_CLASSES, UNIVERSITIES, WebKBPage, drop_conflicting_urls, read_webkb
 from denoise.blocks import segment
@@ -346,8 +346,7 @@ def main(
     verbose: Annotated[bool, typer.Option(help="Log every page and host left out.")] = False,
 ) -> None:
     """Build the templated WebKB set: each university's pages in one news site's pages."""
-    logging.basicConfig(level=logging.INFO if verbose else logging.WARNING,
-                        format="%(levelname)s %(name)s: %(message)s")
+    builder_logging(verbose)
     hosts = _parse_hosts(host or [])
     try:
         templated, unreadable, seconds = build(out_dir, hosts=hosts, seed=seed,
