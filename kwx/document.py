@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from denoise.blocks import index_dom, segment_dom
-from denoise.detector import TemplateDetector
+from denoise.detector import TemplateDetector, block_lines
 from denoise.features import SCHEME, markup_stats, page_features
 from denoise.html import parse_html
 from denoise.page import Page
@@ -64,22 +64,14 @@ def read_document(page: Page, detector: TemplateDetector | None = None) -> Keywo
     starts, ends = blocks.chunk_starts, blocks.chunk_ends
     lengths = (ends - starts)[kept]
     owners = blocks.chunk_block[kept]
-    new_block = np.ones(len(kept), dtype=bool)
-    new_block[1:] = owners[1:] != owners[:-1]
-    offsets = np.zeros(len(kept), dtype=np.int64)
+    offsets = np.zeros(len(kept), dtype=np.int64)  # where block_lines puts each chunk
     if len(kept):
         offsets[1:] = np.cumsum(lengths[:-1] + 1)
-    pieces: list[str] = []
-    source = blocks.text
-    for k, (a, b) in enumerate(zip(starts[kept].tolist(), ends[kept].tolist(), strict=True)):
-        if k:
-            pieces.append("\n" if new_block[k] else " ")
-        pieces.append(source[a:b])
     tags = np.array([tag in _HEADINGS for tag in blocks.vocab] + [False])
     heading = tags[np.where(owners >= 0, blocks.tag_ids[owners], -1)]
     removed = int(((ends - starts)[in_body & ~keep]).sum())
     title, keywords, description = _head_texts(root)
-    return KeywordDocument(page=page, text="".join(pieces), chunk_starts=offsets,
+    return KeywordDocument(page=page, text=block_lines(blocks, keep), chunk_starts=offsets,
                            chunk_link=blocks.chunk_in_link[kept], chunk_heading=heading,
                            chunk_template=template[kept].astype(np.float64), title=title,
                            meta_keywords=keywords, meta_description=description,
