@@ -18,6 +18,7 @@ from rich.table import Table
 
 from denoise.batch import default_jobs
 from denoise.cli_batch import JobsOption
+from denoise.cli_common import say as _say
 from denoise.decode import DEFAULT_MAX_BYTES
 from denoise.errors import DenoiseError, PageError
 from denoise.output import atomic_text
@@ -119,11 +120,6 @@ def _fraction(value: float | None) -> float | None:
     if value is not None and not 0.0 < value <= 1.0:
         raise typer.BadParameter(f"must be in (0, 1], got {value}")
     return value
-
-
-def _say(console: Console, line: str) -> None:
-    """One plain line on ``console``: no markup, no colours, no wrapping."""
-    console.print(line, markup=False, highlight=False, soft_wrap=True)
 
 
 def _print_report(reports: list[SiteReport], stream: TextIO, as_json: bool) -> None:

@@ -19,6 +19,7 @@ from rich.console import Console
 from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
 from denoise.batch import BatchSummary, PageJob, ResumableOutput, default_jobs, run_batch
+from denoise.cli_common import say as _say
 from denoise.errors import DenoiseError, PageError
 from denoise.page import Page
 from denoise.reader import Skipped, read_pages
@@ -53,10 +54,6 @@ SparkMasterOption = Annotated[str | None, typer.Option(
     "cores; spark://HOST:7077, yarn, k8s://...). Other Spark settings: spark-defaults.conf "
     "or PYSPARK_SUBMIT_ARGS. Inputs with a URI scheme (hdfs://, s3a://, file://) are read "
     "by the executors.", show_default=False)]
-
-
-def _say(console: Console, line: str) -> None:
-    console.print(line, markup=False, highlight=False, soft_wrap=True)
 
 
 def _progress(err: Console, what: str) -> Progress:

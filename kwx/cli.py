@@ -25,6 +25,7 @@ from denoise.cli_batch import (
     SparkMasterOption,
     run_pages,
 )
+from denoise.cli_common import fail as _fail
 from denoise.cli_page import MaxBytesOption, _progress, _read, _skipper
 from denoise.decode import DEFAULT_MAX_BYTES
 from denoise.detector import TemplateDetector
@@ -105,11 +106,6 @@ JsonOption = Annotated[bool, typer.Option("--json", help="JSON lines on standard
 @app.callback()
 def _main() -> None:
     """Contextual-advertising keywords from web pages, template blocks removed first."""
-
-
-def _fail(err: Console, error: Exception | str, code: int = 2) -> typer.Exit:
-    _say(err, f"error: {error}")
-    return typer.Exit(code)
 
 
 def _named(error: Exception, path: Path) -> str:

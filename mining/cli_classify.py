@@ -24,6 +24,7 @@ from denoise.cli_batch import (
     SparkMasterOption,
     run_pages,
 )
+from denoise.cli_common import fail as _fail
 from denoise.cli_page import MaxBytesOption, _progress, _read, _skipper
 from denoise.decode import DEFAULT_MAX_BYTES
 from denoise.detector import TemplateDetector
@@ -48,11 +49,6 @@ ModelOption = Annotated[Path, typer.Option(
     show_default=False)]
 DetectorOption = Annotated[Path | None, typer.Option(
     help="Template model for `--denoise page` (default: the shipped one).", show_default=False)]
-
-
-def _fail(err: Console, error: Exception | str, code: int = 2) -> typer.Exit:
-    _say(err, f"error: {error}")
-    return typer.Exit(code)
 
 
 def _load(err: Console, model: Path) -> tuple[PageClassifier, dict[str, object]]:

@@ -18,6 +18,7 @@ from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 from denoise.batch import default_jobs, map_pages
 from denoise.cli import InputsArg, _say
 from denoise.cli_batch import JobsOption
+from denoise.cli_common import fail as _fail
 from denoise.cli_page import MaxBytesOption, _read, _skipper
 from denoise.decode import DEFAULT_MAX_BYTES
 from denoise.detector import TemplateDetector
@@ -45,11 +46,6 @@ def _progress(err: Console) -> Progress:
 
 def _count(number: int, thing: str) -> str:
     return f"{number} {thing}{'' if number == 1 else 's'}"
-
-
-def _fail(err: Console, message: object, code: int = 2) -> typer.Exit:
-    _say(err, f"error: {message}")
-    return typer.Exit(code)
 
 
 def _config(err: Console, explicit: dict[str, object], index: Path | None
