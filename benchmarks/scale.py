@@ -53,11 +53,12 @@ Time on the 2-core development machine, idle: about 23 CPU-seconds per 1,000 pag
 the default commands (``kwx extract`` half of it), so sizes 1000,3000 take about 3
 minutes with the ``--jobs 2`` and Spark runs, 10000 about 6 more, 30000 about 13 more
 and 100000 about 45 more (inputs: ~1 s and 53 MB per 1,000 pages, so 5.3 GB at
-100,000). ``denoise site`` holds every page in memory (about 0.16 MB a page: ~16 GB at
-100,000 on a 24 GB machine), and on exact copies (the default beyond 6,672 pages)
-``mining dedup`` finds every copy a near-duplicate of the others, so its pair work
-grows with the square of the number of copies: use ``--distinct`` to measure it on
-new pages.
+100,000). ``denoise site`` holds waiting pages in memory up to a budget
+(``denoise.site.batch.HOLD_BYTES``, about 3,000 of these pages) and spills the rest to
+a temporary file (about 110 KB a page, twice the HTML), and on exact copies (the
+default beyond 6,672 pages) ``mining dedup`` finds every copy a near-duplicate of the
+others, so its pair work grows with the square of the number of copies: use
+``--distinct`` to measure it on new pages.
 """
 
 from __future__ import annotations

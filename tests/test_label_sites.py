@@ -3,7 +3,7 @@
 import pytest
 from sitegen import generated_site
 
-from denoise.site import FingerprintMethod
+from denoise.site import METHODS, FingerprintMethod
 from denoise.site.batch import label_sites
 
 
@@ -70,3 +70,60 @@ def test_a_page_a_worker_cannot_parse_goes_to_on_error():
                                 scheme=FingerprintMethod.scheme, on_error=errors.append))
     assert len(labelled) == 3
     assert [e.source for e in errors] == ["empty.html"]
+
+
+def interleaved_sites():
+    first, second = generated_site(1, 6), generated_site(2, 5)
+    mixed = [page for pair in zip(first, second, strict=False) for page in pair]
+    return mixed + first[len(second):]
+
+
+@pytest.mark.parametrize("make", [
+    lambda: FingerprintMethod(),
+    lambda: FingerprintMethod(structure=True, contained=0.85),
+    *[lambda name=name: METHODS[name]() for name in ("table-chunk", "shingle", "style-offset")],
+])
+@pytest.mark.parametrize("hold_bytes", [0, 60_000])
+def test_pages_spilled_to_disk_get_the_same_labels_as_held_ones(make, hold_bytes):
+    held = label_sites(interleaved_sites(), lambda _: make())
+    spilled = label_sites(interleaved_sites(), lambda _: make(), hold_bytes=hold_bytes)
+    full = [(p.page.id, p.labels.tolist(), p.support.tolist(), p.reasons.tolist())
+            for p in held]
+    assert [(p.page.id, p.labels.tolist(), p.support.tolist(), p.reasons.tolist())
+            for p in spilled] == full
+    assert len(full) == 11
+
+
+def test_the_spill_folder_is_removed_when_the_run_ends_or_stops(tmp_path, monkeypatch):
+    import tempfile
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    labelled = label_sites(interleaved_sites(), lambda _: FingerprintMethod(), hold_bytes=0)
+    next(labelled)
+    assert [p.name for p in tmp_path.iterdir()]  # pages are waiting on disk
+    labelled.close()  # a consumer that stops early
+    assert not list(tmp_path.iterdir())
+    assert len(list(label_sites(interleaved_sites(), lambda _: FingerprintMethod(),
+                                hold_bytes=0))) == 11
+    assert not list(tmp_path.iterdir())
+
+
+@pytest.mark.parametrize(("hold_bytes", "held"), [(0, False), (10**9, True)])
+def test_spilled_pages_are_not_kept_alive_between_fit_and_label(hold_bytes, held):
+    import gc
+
+    from denoise.blocks import PageBlocks
+
+    alive = []
+
+    class Counting(FingerprintMethod):
+        def label(self, page):
+            gc.collect()
+            alive.append(sum(isinstance(o, PageBlocks) for o in gc.get_objects()))
+            return super().label(page)
+
+    pages = generated_site(1, 12)
+    labelled = label_sites(pages, lambda _: Counting(), hold_bytes=hold_bytes)
+    assert sum(1 for _ in labelled) == 12
+    # the page being labelled, the one before it, and the one the reader is on
+    assert (max(alive) >= 12) if held else (max(alive) <= 3)

@@ -3,8 +3,8 @@
 A site-level method sees many pages of one site. ``fit`` gathers statistics over
 them; ``label`` then says of each block of a page whether it is template, content,
 or unknown, with the evidence that decided it. The statistics are counts; the
-batch driver (``denoise.site.batch``) still holds a site's segmented pages between
-fitting and labelling.
+batch driver (``denoise.site.batch``) keeps a site's segmented pages between fitting
+and labelling, in memory up to a budget and on disk past it.
 """
 
 from __future__ import annotations

@@ -1,9 +1,23 @@
-"""Label a stream of pages from many sites: group by site, fit once per site, label."""
+"""Label a stream of pages from many sites: group by site, fit once per site, label.
+
+A site's labels need its statistics over all its pages, so every page waits until its
+site is complete. Waiting pages are held in memory up to a budget for the whole run
+(:data:`HOLD_BYTES`); past it they are spilled to a private temporary folder and read
+back twice (to fit, then to label), so memory stays flat whatever the input size and
+however the input interleaves its sites, at the cost of a pickle round trip per
+spilled page. The spill files are this process's own, written and read in one run and
+deleted after it: they are never a file a user hands in.
+"""
 
 from __future__ import annotations
 
+import pickle
+import shutil
+import tempfile
+from array import array
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, replace
+from pathlib import Path
 
 import numpy as np
 
@@ -49,6 +63,10 @@ class SiteReport:
                 "template_share": round(self.template_share, 4)}
 
 
+#: Estimated bytes of segmented pages held in memory before the next ones are spilled.
+HOLD_BYTES = 512 << 20
+
+
 def label_sites(
     pages: Iterable[Page],
     method_for: Callable[[str], SiteMethod],
@@ -58,6 +76,7 @@ def label_sites(
     grouped: bool = False,
     jobs: int = 1,
     scheme: str | None = None,
+    hold_bytes: int = HOLD_BYTES,
 ) -> Iterator[LabeledPage]:
     """Segment every page once, fit one method per site, and yield the labelled pages.
 
@@ -65,40 +84,40 @@ def label_sites(
     each site to its own store. Pages that fail to parse go to ``on_error`` and are
     left out. Sites come out in the order they first appeared, pages in input order.
 
-    A site's statistics need all its pages, so its pages are held until it can be
-    labelled: to the end of the input, or, with ``grouped`` (the input gives each site's
-    pages together, as folders and archives of site folders do), until the next site
-    begins, so memory follows the largest site, not the input. A site that comes back
-    after another began raises ``ValueError`` then (its statistics would be split).
+    A site's statistics need all its pages, so its pages wait until it can be labelled:
+    to the end of the input, or, with ``grouped`` (the input gives each site's pages
+    together, as folders and archives of site folders do), until the next site begins.
+    A site that comes back after another began raises ``ValueError`` then (its
+    statistics would be split). Waiting pages past ``hold_bytes`` go to disk.
 
     With ``jobs`` > 1 the parsing and segmentation (most of the work) run on that many
     worker processes; ``scheme`` (the methods' segmentation) must be given then.
     """
-    by_site: dict[str, list[PageBlocks]] = {}
     methods: dict[str, SiteMethod] = {}
     finished: set[str] = set()
     current: str | None = None
-    for page, blocks in _segmented(pages, method_for, methods, jobs, scheme):
-        if on_page is not None:
-            on_page(page)
-        if grouped and page.site != current:
-            if current is not None:
-                yield from _label_site(methods.pop(current), by_site.pop(current, []))
-                finished.add(current)
-            if page.site in finished:
-                raise ValueError(f"the input is not grouped by site: {page.site!r} comes "
-                                 "again after other sites")
-            current = page.site
-        if page.site not in methods:
-            methods[page.site] = method_for(page.site)
-        if isinstance(blocks, PageError):
-            if on_error is None:
-                raise blocks
-            on_error(blocks)
-            continue
-        by_site.setdefault(page.site, []).append(blocks)
-    for site, method in methods.items():
-        yield from _label_site(method, by_site.get(site, []))
+    with _Waiting(hold_bytes) as waiting:
+        for page, blocks in _segmented(pages, method_for, methods, jobs, scheme):
+            if on_page is not None:
+                on_page(page)
+            if grouped and page.site != current:
+                if current is not None:
+                    yield from _label_site(methods.pop(current), waiting.pop(current))
+                    finished.add(current)
+                if page.site in finished:
+                    raise ValueError(f"the input is not grouped by site: {page.site!r} "
+                                     "comes again after other sites")
+                current = page.site
+            if page.site not in methods:
+                methods[page.site] = method_for(page.site)
+            if isinstance(blocks, PageError):
+                if on_error is None:
+                    raise blocks
+                on_error(blocks)
+                continue
+            waiting.add(page.site, blocks)
+        for site, method in methods.items():
+            yield from _label_site(method, waiting.pop(site))
 
 
 @dataclass(frozen=True)
@@ -135,9 +154,109 @@ def _segmented(pages: Iterable[Page], method_for: Callable[[str], SiteMethod],
         yield page, result  # PageBlocks, or the PageError a worker sent back
 
 
-def _label_site(method: SiteMethod, site_pages: list[PageBlocks]) -> Iterator[LabeledPage]:
-    if not site_pages:
+def _label_site(method: SiteMethod, site_pages: _SitePages) -> Iterator[LabeledPage]:
+    if not len(site_pages):
         return
     method = method.fit(site_pages)
     for blocks in site_pages:
         yield method.label(blocks)
+
+
+class _SitePages:
+    """One site's waiting pages in input order: the held ones, then the spilled ones.
+
+    Iterable again and again (a method's ``fit`` may read them twice, ``label`` once
+    more); a spilled page is a fresh object each time, dropped after its step.
+    """
+
+    def __init__(self) -> None:
+        self.held: list[PageBlocks] = []
+        self.held_bytes = 0
+        self.spill: _Spill | None = None
+        self.offsets = array("q")  # where each spilled page starts in the spill file
+
+    def __len__(self) -> int:
+        return len(self.held) + len(self.offsets)
+
+    def __iter__(self) -> Iterator[PageBlocks]:
+        yield from self.held
+        if self.offsets and self.spill is not None:
+            yield from self.spill.read(self.offsets)
+
+
+class _Spill:
+    """One file of pages for the whole run, in a private temporary folder, appended to
+    and read back at the offsets each site keeps; deleted when the run ends."""
+
+    def __init__(self) -> None:
+        self.folder = Path(tempfile.mkdtemp(prefix="denoise-site-"))  # mode 0700
+        self.path = self.folder / "pages.pickle"
+        self.stream = self.path.open("w+b")
+
+    def write(self, blocks: PageBlocks) -> int:
+        """Append a page; where it starts."""
+        offset = self.stream.tell()  # only this method moves it
+        # the text index is most of the bytes, but reading it back costs less than
+        # rebuilding it from the text
+        pickle.dump(blocks, self.stream, protocol=pickle.HIGHEST_PROTOCOL)
+        return offset
+
+    def read(self, offsets: array) -> Iterator[PageBlocks]:
+        """The pages at ``offsets``, one at a time."""
+        self.stream.flush()
+        with self.path.open("rb") as stream:
+            for offset in offsets:
+                stream.seek(offset)
+                yield pickle.load(stream)  # noqa: S301 (this run's own file, never a user's)
+
+    def close(self) -> None:
+        self.stream.close()
+        shutil.rmtree(self.folder, ignore_errors=True)
+
+
+class _Waiting:
+    """Every site's waiting pages, held up to ``hold_bytes`` in all, spilled past it."""
+
+    def __init__(self, hold_bytes: int) -> None:
+        self.hold_bytes = hold_bytes
+        self.held_bytes = 0
+        self.sites: dict[str, _SitePages] = {}
+        self.spill: _Spill | None = None
+
+    def add(self, site: str, blocks: PageBlocks) -> None:
+        pages = self.sites.get(site)
+        if pages is None:
+            pages = self.sites[site] = _SitePages()
+        size = _held_size(blocks)
+        # once a site spills, its later pages spill too, so input order is kept
+        if not pages.offsets and self.held_bytes + size <= self.hold_bytes:
+            pages.held.append(blocks)
+            pages.held_bytes += size
+            self.held_bytes += size
+            return
+        if self.spill is None:
+            self.spill = _Spill()
+        pages.spill = self.spill
+        pages.offsets.append(self.spill.write(blocks))
+
+    def pop(self, site: str) -> _SitePages:
+        """The site's pages, no longer counted against the budget."""
+        pages = self.sites.pop(site, None) or _SitePages()
+        self.held_bytes -= pages.held_bytes
+        return pages
+
+    def __enter__(self) -> _Waiting:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.sites.clear()
+        if self.spill is not None:
+            self.spill.close()
+
+
+def _held_size(blocks: PageBlocks) -> int:
+    """Estimated bytes a segmented page holds while it waits: its text, ~96 bytes of
+    arrays a chunk (bounds, text index, owner), ~40 a block, ~16 an element, twice over
+    for what the methods cache on it (digests, block bounds, tag names)."""
+    return 2 * (len(blocks.text) + 96 * len(blocks.chunk_starts) + 40 * len(blocks)
+                + 16 * len(blocks.shape.parents))

@@ -25,6 +25,7 @@ Options beyond the paper:
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Iterable
 from typing import ClassVar, Self
 
@@ -127,9 +128,11 @@ class FingerprintMethod(SiteMethod):
             check_fraction("contained", self.contained)
         counts = self.counts if self.counts is not None else MemoryCounts()
         self.counts_ = counts
-        # per page object (ids may repeat in a batch): the keys fit made, for label
-        self._keys: dict[int, tuple[PageBlocks, np.ndarray, np.ndarray]] = {}
-        held = list(pages) if self.structure else pages
+        # The keys fit made, for label, per page object while it lives: a page read back
+        # from a spill dies after its step, and its entry with it (memory stays flat).
+        self._keys: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+        one_pass = iter(pages) is pages  # a generator cannot be read twice
+        held = list(pages) if self.structure and one_pass else pages
         for page in held:
             eligible, keys = self._text_keys(page)
             counts.add(page_key(page), keys[eligible], "text")
@@ -143,11 +146,12 @@ class FingerprintMethod(SiteMethod):
 
     def _text_keys(self, page: PageBlocks) -> tuple[np.ndarray, np.ndarray]:
         cached = self._keys.get(id(page))
-        if cached is None or cached[0] is not page:
+        if cached is None:
             eligible = eligible_blocks(page, self.min_chars, self.min_unique_words)
             keys = np.where(eligible, page.block_digests(TEXT_KIND), 0)
-            cached = self._keys[id(page)] = (page, eligible, keys)
-        return cached[1], cached[2]
+            cached = self._keys[id(page)] = (eligible, keys)
+            weakref.finalize(page, self._keys.pop, id(page), None)
+        return cached
 
     def _structure_keys(self, page: PageBlocks) -> tuple[np.ndarray, np.ndarray]:
         """Indices of the eligible blocks with a navigation layout, and its digests."""
