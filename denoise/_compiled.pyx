@@ -12,7 +12,15 @@ import numpy as np
 
 cimport numpy as cnp
 from cpython.mem cimport PyMem_Free, PyMem_Realloc
-from cpython.unicode cimport PyUnicode_DATA, PyUnicode_DecodeUTF8, PyUnicode_KIND, PyUnicode_READ
+from cpython.unicode cimport (
+    Py_UCS1,
+    PyUnicode_1BYTE_DATA,
+    PyUnicode_DATA,
+    PyUnicode_DecodeUTF8,
+    PyUnicode_KIND,
+    PyUnicode_New,
+    PyUnicode_READ,
+)
 from libc.math cimport log
 from libc.string cimport memcpy, strlen, strncmp, strstr
 
@@ -621,39 +629,10 @@ cdef inline xmlNode* _next_element(xmlNode* node, xmlNode* start) noexcept nogil
 
 
 cdef packed struct TreeNode:
-    int feature  # -1 at a leaf
+    int feature  # 0 at a leaf (whose children are itself)
     float threshold  # go left when x <= threshold
     int left
     int right
-
-
-def forest_proba(const TreeNode[:] nodes, const float[:] value, const int[:] roots,
-                 const float[:, :] X):
-    """Mean leaf value over the trees for each row of ``X`` (see ``denoise.model``).
-
-    Nodes are packed one struct each (16 bytes), so a step down a tree touches one
-    cache line. The model loader has checked that every child index is larger than
-    its parent's, so each walk ends.
-    """
-    cdef Py_ssize_t n = X.shape[0]
-    cdef Py_ssize_t trees = roots.shape[0]
-    out_a = np.zeros(n, dtype=np.float64)
-    cdef double[:] out = out_a
-    cdef Py_ssize_t i, t
-    cdef int node
-    cdef double total
-    for i in range(n):
-        total = 0.0
-        for t in range(trees):
-            node = roots[t]
-            while nodes[node].feature >= 0:
-                if X[i, nodes[node].feature] <= nodes[node].threshold:
-                    node = nodes[node].left
-                else:
-                    node = nodes[node].right
-            total += value[node]
-        out[i] = total / trees if trees else 0.0
-    return out_a
 
 
 def or_down(const int[:] parents, const cnp.uint8_t[:] bits):
@@ -721,4 +700,412 @@ def node_kl(const long long[:] ids, const long long[:, :] spans, Py_ssize_t voca
         for j in range(spans[i, 0], spans[i, 1]):
             here[ids[j]] = 0
         out[i] = kl
+    return out_a
+
+
+# ---- the words of a page's text (denoise.features) and of a model's vocabulary ----------
+
+cdef extern from *:
+    """
+    #define WEBDENOISE_FNV_OFFSET 14695981039346656037ULL
+    #define WEBDENOISE_FNV_PRIME 1099511628211ULL
+    """
+    cnp.uint64_t FNV_OFFSET "WEBDENOISE_FNV_OFFSET"
+    cnp.uint64_t FNV_PRIME "WEBDENOISE_FNV_PRIME"
+
+
+cdef inline cnp.uint64_t _mix(cnp.uint64_t h, cnp.uint32_t c) noexcept nogil:
+    """One step of FNV-1a over code points."""
+    return (h ^ c) * FNV_PRIME
+
+
+cdef inline cnp.uint32_t _lower_ascii(cnp.uint32_t c) noexcept nogil:
+    return c + 32 if 65 <= c <= 90 else c
+
+
+cdef cnp.uint64_t _str_hash(str s):
+    """The hash ``_StringTable`` keys a string by: FNV-1a over its code points."""
+    cdef int kind = PyUnicode_KIND(s)
+    cdef void* data = PyUnicode_DATA(s)
+    cdef Py_ssize_t k
+    cdef cnp.uint64_t h = FNV_OFFSET
+    for k in range(len(s)):
+        h = _mix(h, PyUnicode_READ(kind, data, k))
+    return h
+
+
+cdef class _StringTable:
+    """Distinct strings to ids in order of arrival: open addressing over 64-bit hashes,
+    every hit confirmed character by character, so ids are exact, as a dict's would be.
+
+    A probe can be made from a span of another string (lower-cased in ASCII on the fly),
+    so a word is looked up before any Python string is made for it.
+    """
+    cdef list words
+    cdef object hashes_a
+    cdef cnp.uint64_t[:] hashes
+    cdef object slots_a
+    cdef int[:] slots
+    cdef Py_ssize_t mask
+
+    def __cinit__(self, Py_ssize_t capacity):
+        cdef Py_ssize_t size = 8
+        while size < 2 * capacity:
+            size <<= 1
+        self.words = []
+        self.hashes_a = np.empty(max(capacity, 1), dtype=np.uint64)
+        self.hashes = self.hashes_a
+        self.slots_a = np.full(size, -1, dtype=np.int32)
+        self.slots = self.slots_a
+        self.mask = size - 1
+
+    cdef Py_ssize_t find(self, int kind, void* data, Py_ssize_t start, Py_ssize_t length,
+                         cnp.uint64_t h, bint lower, Py_ssize_t* slot_out):
+        """The id of ``data[start:start + length]`` (ASCII-lowered if ``lower``), or -1
+        with ``slot_out`` set to the free slot where it would go."""
+        cdef Py_ssize_t slot = <Py_ssize_t>(h & <cnp.uint64_t>self.mask)
+        cdef int e
+        cdef Py_ssize_t k
+        cdef str word
+        cdef int wkind
+        cdef void* wdata
+        cdef cnp.uint32_t c
+        while True:
+            e = self.slots[slot]
+            if e < 0:
+                slot_out[0] = slot
+                return -1
+            if self.hashes[e] == h:
+                word = <str>self.words[e]
+                if len(word) == length:
+                    wkind = PyUnicode_KIND(word)
+                    wdata = PyUnicode_DATA(word)
+                    k = 0
+                    while k < length:
+                        c = PyUnicode_READ(kind, data, start + k)
+                        if lower:
+                            c = _lower_ascii(c)
+                        if c != PyUnicode_READ(wkind, wdata, k):
+                            break
+                        k += 1
+                    if k == length:
+                        return e
+            slot = (slot + 1) & self.mask
+
+    cdef Py_ssize_t add(self, str word, cnp.uint64_t h, Py_ssize_t slot):
+        """Give ``word`` (not in the table; ``slot`` from ``find``) the next id."""
+        cdef Py_ssize_t e = len(self.words)
+        self.words.append(word)
+        self.hashes[e] = h
+        self.slots[slot] = <int>e
+        return e
+
+    cdef Py_ssize_t find_str(self, str word, cnp.uint64_t h, Py_ssize_t* slot_out):
+        return self.find(PyUnicode_KIND(word), PyUnicode_DATA(word), 0, len(word), h, False,
+                         slot_out)
+
+
+cdef class WordTable:
+    """A model's vocabulary (word -> index) for :meth:`lookup`, made once per model."""
+    cdef _StringTable table
+    cdef readonly list words
+
+    def __cinit__(self, list words):
+        cdef Py_ssize_t slot
+        cdef cnp.uint64_t h
+        self.words = list(words)
+        self.table = _StringTable(len(self.words))
+        for word in self.words:
+            h = _str_hash(word)
+            if self.table.find_str(word, h, &slot) >= 0:
+                raise ValueError(f"word {word!r} is in the vocabulary twice")
+            self.table.add(word, h, slot)
+
+    def __reduce__(self):
+        return (WordTable, (self.words,))
+
+    def __len__(self):
+        return len(self.words)
+
+    def lookup(self, list words):
+        """Per word, its index in the vocabulary, -1 when not in it (int64)."""
+        cdef Py_ssize_t n = len(words)
+        cdef Py_ssize_t i, slot
+        out_a = np.empty(n, dtype=np.int64)
+        cdef long long[:] out = out_a
+        cdef str word
+        for i in range(n):
+            word = <str?>words[i]
+            out[i] = self.table.find_str(word, _str_hash(word), &slot)
+        return out_a
+
+
+def page_words(str text, const long long[:] positions, const cnp.uint8_t[:] classes,
+               str trimmed, marked):
+    """One pass over a page's text: its words and character classes.
+
+    Returns what ``denoise.features`` computes in Python (``_tokens``,
+    ``_char_class_counts``, the title words): the distinct words (lower case,
+    ``trimmed`` characters stripped, in order of first use), per word of
+    ``text.split(" ")`` its index among them, per position of ``positions`` (sorted)
+    the counts of each of the six class bits of ``classes`` (indexed by code point,
+    capped at its last entry) and of spaces before it, and per distinct word whether
+    it is in ``marked``. ASCII words are lowered and trimmed here; a word with other
+    characters goes through ``str.lower`` and ``str.strip``, as Python would.
+    """
+    cdef Py_ssize_t n = len(text)
+    cdef Py_ssize_t m = positions.shape[0]
+    cdef int kind = PyUnicode_KIND(text)
+    cdef void* data = PyUnicode_DATA(text)
+    cdef cnp.uint32_t cap = <cnp.uint32_t>(classes.shape[0] - 1)
+    counts_a = np.zeros((m, 7), dtype=np.int64)
+    cdef long long[:, :] counts = counts_a
+    if n == 0:
+        return [], np.zeros(0, dtype=np.int64), counts_a, np.zeros(0, dtype=np.bool_)
+    cdef Py_ssize_t tokens = 1
+    cdef Py_ssize_t i, j, k, a, b, p = 0, t = 0, slot, raw_slot, length, n_raw = 0
+    cdef Py_ssize_t raw_size = 8
+    cdef cnp.uint32_t c
+    cdef cnp.uint8_t bits
+    cdef cnp.uint64_t h, th
+    cdef bint ascii, found
+    cdef long long id_
+    cdef long long running[7]
+    cdef str word
+    cdef Py_UCS1* out
+    for k in range(7):
+        running[k] = 0
+    for i in range(n):
+        if PyUnicode_READ(kind, data, i) == 32:
+            tokens += 1
+    while raw_size < 2 * tokens:
+        raw_size <<= 1
+    ids_a = np.empty(tokens, dtype=np.int64)
+    cdef long long[:] ids = ids_a
+    # the distinct raw words (spans of the text) with their word's id
+    raw_slots_a = np.full(raw_size, -1, dtype=np.int32)
+    raw_a = np.empty((tokens, 3), dtype=np.int64)  # start, length, id
+    raw_hash_a = np.empty(tokens, dtype=np.uint64)
+    cdef int[:] raw_slots = raw_slots_a
+    cdef long long[:, :] raw = raw_a
+    cdef cnp.uint64_t[:] raw_hash = raw_hash_a
+    cdef Py_ssize_t raw_mask = raw_size - 1
+    cdef int e
+    cdef _StringTable table = _StringTable(tokens)
+    i = 0
+    while True:
+        # one word: [i, j)
+        h = FNV_OFFSET
+        ascii = True
+        j = i
+        while j < n:
+            while p < m and positions[p] <= j:
+                for k in range(7):
+                    counts[p, k] = running[k]
+                p += 1
+            c = PyUnicode_READ(kind, data, j)
+            if c == 32:
+                break
+            bits = classes[c if c < cap else cap]
+            if bits:
+                for k in range(6):
+                    running[k] += (bits >> k) & 1
+            h = _mix(h, c)
+            ascii = ascii and c < 128
+            j += 1
+        length = j - i
+        # seen this raw word before?
+        slot = <Py_ssize_t>(h & <cnp.uint64_t>raw_mask)
+        found = False
+        while True:
+            e = raw_slots[slot]
+            if e < 0:
+                break
+            if raw_hash[e] == h and raw[e, 1] == length:
+                k = 0
+                while k < length and (PyUnicode_READ(kind, data, raw[e, 0] + k)
+                                      == PyUnicode_READ(kind, data, i + k)):
+                    k += 1
+                if k == length:
+                    found = True
+                    id_ = raw[e, 2]
+                    break
+            slot = (slot + 1) & raw_mask
+        if not found:
+            raw_slot = slot
+            if ascii:
+                a, b = i, j
+                while a < b and classes[PyUnicode_READ(kind, data, a)] & 1:
+                    a += 1
+                while b > a and classes[PyUnicode_READ(kind, data, b - 1)] & 1:
+                    b -= 1
+                th = FNV_OFFSET
+                for k in range(a, b):
+                    th = _mix(th, _lower_ascii(PyUnicode_READ(kind, data, k)))
+                id_ = table.find(kind, data, a, b - a, th, True, &slot)
+                if id_ < 0:
+                    word = PyUnicode_New(b - a, 127)
+                    out = PyUnicode_1BYTE_DATA(word)
+                    for k in range(a, b):
+                        out[k - a] = <Py_UCS1>_lower_ascii(PyUnicode_READ(kind, data, k))
+                    id_ = table.add(word, th, slot)
+            else:
+                word = text[i:j].lower().strip(trimmed)
+                th = _str_hash(word)
+                id_ = table.find_str(word, th, &slot)
+                if id_ < 0:
+                    id_ = table.add(word, th, slot)
+            raw[n_raw, 0] = i
+            raw[n_raw, 1] = length
+            raw[n_raw, 2] = id_
+            raw_hash[n_raw] = h
+            raw_slots[raw_slot] = <int>n_raw
+            n_raw += 1
+        ids[t] = id_
+        t += 1
+        if j >= n:
+            break
+        while p < m and positions[p] <= j:  # the space at j
+            for k in range(7):
+                counts[p, k] = running[k]
+            p += 1
+        bits = classes[32]
+        for k in range(6):
+            running[k] += (bits >> k) & 1
+        running[6] += 1
+        i = j + 1
+    while p < m:
+        for k in range(7):
+            counts[p, k] = running[k]
+        p += 1
+    flags_a = np.zeros(len(table.words), dtype=np.bool_)
+    cdef cnp.npy_bool[:] flags = flags_a
+    for word in marked:
+        id_ = table.find_str(word, _str_hash(word), &slot)
+        if id_ >= 0:
+            flags[id_] = True
+    return table.words, ids_a, counts_a, flags_a
+
+
+def element_counts(const int[:] tag_ids, const int[:] markup_bytes,
+                   const cnp.uint32_t[:] hosts, const int[:] family_of_tag, int n_families,
+                   int link_tag, int image_tag, cnp.uint32_t page_host,
+                   const long long[:] positions):
+    """Per position of ``positions`` (sorted), running counts over the elements before it:
+    links, images, markup bytes, links going somewhere, of those the ones staying on
+    the site (relative or to ``page_host``), then elements per tag family
+    (``family_of_tag``: per tag id, its family or -1). What ``denoise.features`` sums
+    with one prefix sum over a matrix of indicators, without the matrix."""
+    cdef Py_ssize_t n = tag_ids.shape[0]
+    cdef Py_ssize_t m = positions.shape[0]
+    cdef Py_ssize_t width = 5 + n_families
+    counts_a = np.zeros((m, width), dtype=np.int64)
+    cdef long long[:, :] counts = counts_a
+    running_a = np.zeros(width, dtype=np.int64)
+    cdef long long[:] running = running_a
+    cdef Py_ssize_t i, k, p = 0
+    cdef int tag, family
+    cdef cnp.uint32_t host
+    for i in range(n + 1):
+        while p < m and positions[p] <= i:
+            for k in range(width):
+                counts[p, k] = running[k]
+            p += 1
+        if i == n:
+            break
+        tag = tag_ids[i]
+        if tag == link_tag:
+            running[0] += 1
+            host = hosts[i]
+            if host != 1:
+                running[3] += 1
+                if host == 0 or host == page_host:
+                    running[4] += 1
+        elif tag == image_tag:
+            running[1] += 1
+        running[2] += markup_bytes[i]
+        family = family_of_tag[tag]
+        if family >= 0:
+            running[5 + family] += 1
+    while p < m:
+        for k in range(width):
+            counts[p, k] = running[k]
+        p += 1
+    return counts_a
+
+
+def token_sums(const long long[:] word_ids, const long long[:] token_ids,
+               const double[:] weights, const long long[:, :] spans):
+    """Per span of tokens: the sum of its words' ``weights`` (``word_ids``: per distinct
+    word of the page, its index in ``weights`` or -1 for none) and how many have one.
+
+    Sums are differences of a running sum in token order, as ``np.cumsum`` makes them,
+    so they equal ``denoise.model``'s numpy path to the last bit.
+    """
+    cdef Py_ssize_t n = token_ids.shape[0]
+    cdef Py_ssize_t m = spans.shape[0]
+    prefix_a = np.empty(n + 1, dtype=np.float64)
+    known_a = np.empty(n + 1, dtype=np.int64)
+    cdef double[:] prefix = prefix_a
+    cdef long long[:] known = known_a
+    total_a = np.empty(m, dtype=np.float64)
+    words_a = np.empty(m, dtype=np.float64)
+    cdef double[:] total = total_a
+    cdef double[:] words = words_a
+    cdef Py_ssize_t i
+    cdef long long w
+    prefix[0] = 0.0
+    known[0] = 0
+    for i in range(n):
+        w = word_ids[token_ids[i]]
+        prefix[i + 1] = prefix[i] + (weights[w] if w >= 0 else 0.0)
+        known[i + 1] = known[i] + (w >= 0)
+    for i in range(m):
+        total[i] = prefix[spans[i, 1]] - prefix[spans[i, 0]]
+        words[i] = <double>(known[spans[i, 1]] - known[spans[i, 0]])
+    return total_a, words_a
+
+
+def forest_proba(const TreeNode[::1] nodes, const float[::1] value, const int[::1] roots,
+                 const int[::1] steps, const float[:, ::1] X):
+    """Mean leaf value over the trees for each row of ``X`` (see ``denoise.model``).
+
+    Nodes are packed one struct each (16 bytes), and leaves loop onto themselves
+    (feature 0, both children the leaf), so with ``steps[t]`` tree ``t``'s depth every
+    walk takes the same number of steps without a test for leaves, a step picks a
+    child by a mask rather than a branch, and eight rows go down a tree together so
+    their loads overlap; one tree at a time stays in the cache. Each row sums the
+    trees in order.
+    """
+    cdef Py_ssize_t n = X.shape[0]
+    cdef Py_ssize_t width = X.shape[1]
+    cdef Py_ssize_t trees = roots.shape[0]
+    out_a = np.zeros(n, dtype=np.float64)
+    cdef double[:] out = out_a
+    if n == 0:
+        return out_a
+    cdef Py_ssize_t i, t, k
+    cdef int s, root, go
+    cdef int at[8]
+    cdef const float* row[8]
+    cdef const TreeNode* tree = &nodes[0]
+    cdef const TreeNode* node
+    for t in range(trees):
+        root = roots[t]
+        i = 0
+        while i < n:
+            for k in range(8):  # past the last row, walk it again and drop the result
+                row[k] = &X[min(i + k, n - 1), 0]
+                at[k] = root
+            for s in range(steps[t]):
+                for k in range(8):
+                    node = tree + at[k]
+                    go = -<int>(row[k][node.feature] <= node.threshold)
+                    at[k] = node.right ^ ((node.left ^ node.right) & go)
+            for k in range(min(8, n - i)):
+                out[i + k] += value[at[k]]
+            i += 8
+    if trees:
+        for i in range(n):
+            out[i] = out[i] / trees
     return out_a

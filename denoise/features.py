@@ -302,14 +302,98 @@ def _char_class_counts(codes: np.ndarray, starts: np.ndarray, ends: np.ndarray) 
     return counts
 
 
+def _sorted_positions(*arrays: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``arrays`` end to end as one sorted int64 vector, and the order that sorts them (a
+    compiled pass records running counts as it reaches each position)."""
+    positions = np.concatenate(arrays).astype(np.int64, copy=False)
+    order = np.argsort(positions, kind="stable")
+    return positions[order], order
+
+
+def _unsorted(counts: np.ndarray, order: np.ndarray) -> np.ndarray:
+    """Rows recorded at sorted positions, back in the order the positions were given."""
+    out = np.empty_like(counts)
+    out[order] = counts
+    return out
+
+
+def _text_stats(text: str, starts: np.ndarray, ends: np.ndarray, title: set[str],
+                ) -> tuple[list[str], np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The page's distinct words and per word of the text its index among them (see
+    :func:`_tokens`), each span's range of words and its counts of each character class
+    (see :func:`_char_class_counts`), and per distinct word whether ``title`` has it.
+
+    Compiled, one pass over the text does it all; the Python steps are the reference.
+    """
+    n = len(starts)
+    if _compiled is not None:
+        positions, order = _sorted_positions(starts, ends)
+        words, ids, counts, in_title = _compiled.page_words(
+            text, positions, _CLASSES, _TRIMMED, title)
+        counts = _unsorted(counts, order)
+        first_token = counts[:n, 6]
+        token_spans = np.stack((first_token, np.maximum(counts[n:, 6] + 1, first_token)), axis=1)
+        return words, ids, token_spans, (counts[n:, :6] - counts[:n, :6]).astype(
+            np.float64), in_title
+    words, ids = _tokens(text)
+    codes = np.frombuffer(text.encode("utf-32-le"), dtype=np.uint32)
+    spaces = np.flatnonzero(codes == 32)
+    first_token = np.searchsorted(spaces, starts)
+    token_spans = np.stack((first_token, np.maximum(np.searchsorted(spaces, ends) + 1,
+                                                    first_token)), axis=1)
+    in_title = np.array([word in title for word in words], dtype=bool)
+    return words, ids, token_spans, _char_class_counts(codes, starts, ends), in_title
+
+
+def _element_counts(dom: DomIndex, markup: tuple[np.ndarray, np.ndarray, np.ndarray],
+                    is_link: np.ndarray, is_image: np.ndarray, page_host: int,
+                    elements: np.ndarray, element_ends: np.ndarray) -> np.ndarray:
+    """Per node (the elements ``[elements, element_ends)``): links, images, markup bytes,
+    links going somewhere, those staying on the site, and elements of each tag family
+    (float64, one column each).
+
+    Per-element indicators are stacked into one matrix, so a single prefix sum and one
+    pair of lookups give every node's counts; compiled, one pass over the elements
+    keeps running counts instead of the matrix.
+    """
+    markup_bytes, link_hosts, _ = markup
+    tag_ids, vocab = dom.tag_ids, dom.vocab
+    family_lut = _family_lut(vocab, _TAG_FAMILY)
+    n = len(elements)
+    if _compiled is not None:
+        positions, order = _sorted_positions(elements, element_ends)
+        counts = _compiled.element_counts(
+            tag_ids.astype(np.int32, copy=False), markup_bytes.astype(np.int32, copy=False),
+            link_hosts.astype(np.uint32, copy=False), family_lut, len(TAG_FAMILIES),
+            vocab.index("a") if "a" in vocab else -1,
+            vocab.index("img") if "img" in vocab else -1, page_host, positions)
+        counts = _unsorted(counts, order)
+        return (counts[n:] - counts[:n]).astype(np.float64)
+    n_elements = len(tag_ids)
+    real_links = is_link & (link_hosts != 1)
+    family = family_lut[tag_ids]
+    indicators = np.zeros((n_elements, 5 + len(TAG_FAMILIES) + 1), dtype=np.float64)
+    indicators[:, 0] = is_link
+    indicators[:, 1] = is_image
+    indicators[:, 2] = markup_bytes
+    indicators[:, 3] = real_links
+    indicators[:, 4] = real_links & ((link_hosts == 0) | (link_hosts == page_host))
+    family_column = np.where(family >= 0, 5 + family, indicators.shape[1] - 1)  # -1: spare
+    indicators[np.arange(n_elements), family_column] = 1.0
+    summed = np.zeros((n_elements + 1, indicators.shape[1]))
+    np.cumsum(indicators, axis=0, out=summed[1:])
+    return (summed[element_ends] - summed[elements])[:, :-1]
+
+
 def page_features(dom: DomIndex, blocks: PageBlocks,
                   markup: tuple[np.ndarray, np.ndarray, np.ndarray]) -> PageFeatures:
     """Features of the scored blocks of ``blocks`` (a segmentation of ``dom``).
 
-    Per-element and per-character indicators are stacked into one matrix each, so a
-    single prefix sum and one pair of lookups give every block's counts.
+    Every count is a difference of running counts over the page's elements, characters
+    or words at the nodes' bounds, so nothing loops over blocks; the counting passes
+    are compiled where the extension is built (same numbers as the Python steps).
     """
-    markup_bytes, link_hosts, cues = markup
+    _, link_hosts, cues = markup
     eligible = eligible_blocks(blocks, MIN_CHARS, MIN_UNIQUE_WORDS)
     nodes = np.flatnonzero(eligible).astype(np.int32)
     n = len(nodes)
@@ -324,18 +408,12 @@ def page_features(dom: DomIndex, blocks: PageBlocks,
     starts, ends = blocks.bounds
     starts, ends = starts[nodes], ends[nodes]
     chars = (ends - starts).astype(np.float64)
-    words_list, token_ids = _tokens(text)
-    codes = np.frombuffer(text.encode("utf-32-le"), dtype=np.uint32)
-    spaces = np.flatnonzero(codes == 32)
-    first_token = np.searchsorted(spaces, starts)
-    token_spans = np.stack((first_token, np.maximum(np.searchsorted(spaces, ends) + 1,
-                                                    first_token)), axis=1)
+    # words, and characters: punctuation, digits, capitals, sentence marks, commas, separators
+    words_list, token_ids, token_spans, in_chars, in_title = _text_stats(
+        text, starts, ends, _title_words(dom))
     words = (token_spans[:, 1] - token_spans[:, 0]).astype(np.float64)
     safe_words = np.maximum(words, 1.0)
     safe_chars = np.maximum(chars, 1.0)
-
-    # characters: punctuation, digits, capitals, sentence marks, commas, separators
-    in_chars = _char_class_counts(codes, starts, ends)
     per_char = in_chars[:, :3] / safe_chars[:, None]
     per_word = in_chars[:, 3:] / safe_words[:, None]
 
@@ -344,30 +422,18 @@ def page_features(dom: DomIndex, blocks: PageBlocks,
     spans = blocks.spans[nodes]
     anchor = anchor_chars[spans[:, 1]] - anchor_chars[spans[:, 0]]
 
-    # elements: links, images, markup, link targets, tag families, in one prefix sum
+    # elements: links, images, markup, link targets, tag families
     elements = blocks.elements[nodes]
     element_ends = dom.subtree_ends[elements]
     n_elements = len(dom.tag_ids)
     vocab, tag_ids = dom.vocab, dom.tag_ids
     is_link = tag_ids == (vocab.index("a") if "a" in vocab else -1)
     is_image = tag_ids == (vocab.index("img") if "img" in vocab else -1)
-    real_links = is_link & (link_hosts != 1)
     page_host = _page_host(blocks.page, link_hosts[is_link & (link_hosts > 1)])
-    family = _family_lut(vocab, _TAG_FAMILY)[tag_ids]
-    indicators = np.zeros((n_elements, 5 + len(TAG_FAMILIES) + 1), dtype=np.float64)
-    indicators[:, 0] = is_link
-    indicators[:, 1] = is_image
-    indicators[:, 2] = markup_bytes
-    indicators[:, 3] = real_links
-    indicators[:, 4] = real_links & ((link_hosts == 0) | (link_hosts == page_host))
-    family_column = np.where(family >= 0, 5 + family, indicators.shape[1] - 1)  # -1: spare
-    indicators[np.arange(n_elements), family_column] = 1.0
-    summed = np.zeros((n_elements + 1, indicators.shape[1]))
-    np.cumsum(indicators, axis=0, out=summed[1:])
-    inside = summed[element_ends] - summed[elements]
+    inside = _element_counts(dom, markup, is_link, is_image, page_host, elements, element_ends)
     links, images, html_bytes, target_links, intra_links = inside[:, :5].T
     element_count = (element_ends - elements).astype(np.float64)
-    tag_shares = inside[:, 5:-1] / element_count[:, None]
+    tag_shares = inside[:, 5:] / element_count[:, None]
     own_family = _family_lut(vocab, _OWN_FAMILY)[tag_ids[elements]]
     own = np.eye(len(OWN_TAGS) + 1)[own_family][:, :-1]  # family -1: no column set
     cue_bits_ = np.stack((cues[elements], or_down(dom.parents, cues)[elements]), axis=1)
@@ -375,7 +441,7 @@ def page_features(dom: DomIndex, blocks: PageBlocks,
     cue_columns = cue_columns[:, :, : len(CUES)].reshape(n, 2 * len(CUES))
 
     # words: title overlap and KL divergence to the rest of the page
-    title_words, kl = _word_features(dom, words_list, token_ids, token_spans)
+    title_words, kl = _word_features(len(words_list), token_ids, token_spans, in_title)
 
     # position
     page_chars = max(len(text), 1)
@@ -418,28 +484,24 @@ def _page_host(page: Page, hosts: np.ndarray) -> int:
     return int(values[np.argmax(counts)])
 
 
-def _word_features(dom: DomIndex, words: list[str], ids: np.ndarray,
-                   token_spans: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Per node: share of its words that are in the page title, and the KL divergence
-    (add-one smoothed) from its word distribution to that of the rest of the page."""
+def _word_features(vocab_size: int, ids: np.ndarray, token_spans: np.ndarray,
+                   in_title: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per node: share of its words that are in the page title (``in_title``: per
+    distinct word), and the KL divergence (add-one smoothed) from its word
+    distribution to that of the rest of the page."""
     n = len(token_spans)
     if not n or not len(ids):
         return np.zeros(n), np.zeros(n)
-    vocab_size = len(words)
-    title = _title_words(dom)
-    in_title = np.zeros(vocab_size + 1, dtype=np.float64)
-    if title:
-        in_title[:vocab_size] = [word in title for word in words]
-    title_prefix = _prefix(in_title[ids])
     lengths = token_spans[:, 1] - token_spans[:, 0]
-    title_share = (title_prefix[token_spans[:, 1]] - title_prefix[token_spans[:, 0]]) / np.maximum(
-        lengths, 1)
-
     if _compiled is not None:
+        marked = np.where(in_title, 0, -1).astype(np.int64)
+        title_count = _compiled.token_sums(marked, ids, np.zeros(1), token_spans)[1]
         kl = _compiled.node_kl(ids, token_spans, vocab_size)
     else:
+        title_prefix = _prefix(in_title.astype(np.float64)[ids])
+        title_count = title_prefix[token_spans[:, 1]] - title_prefix[token_spans[:, 0]]
         kl = _kl_python(ids, token_spans, vocab_size)
-    return title_share, kl
+    return title_count / np.maximum(lengths, 1), kl
 
 
 def span_members(spans: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -227,18 +227,38 @@ class TemplateModel:
         if not hasattr(self, "vocabulary_"):
             raise RuntimeError("TemplateModel is not fitted yet: call fit() or load()")
 
+    def _word_ids(self, words: list[str]) -> np.ndarray:
+        """Per distinct word of a page, its vocabulary index, -1 when out of vocabulary.
+
+        Compiled, through a hash table of the vocabulary made on first use (once per
+        model); hits are confirmed letter by letter, so the ids are the dict's.
+        """
+        if _compiled is None:
+            return np.fromiter(map(self.vocabulary_.get, words, repeat(-1)), dtype=np.int64,
+                               count=len(words))
+        cached = self.__dict__.get("_word_table")
+        if cached is None or cached[0] is not self.vocabulary_:  # fitted or loaded anew
+            vocabulary = sorted(self.vocabulary_, key=self.vocabulary_.__getitem__)
+            cached = self._word_table = (self.vocabulary_, _compiled.WordTable(vocabulary))
+        return cached[1].lookup(words)
+
     def word_scores(self, features: PageFeatures) -> np.ndarray:
         """The Naive Bayes columns of every node: log-odds, per word, log words known."""
-        ids = _node_token_ids(features, self.vocabulary_)
-        # -1 (not in the vocabulary, which may be empty) picks the appended 0
-        weights = np.append(self.word_log_odds_, 0.0)[ids]
-        known = np.zeros(len(ids) + 1)
-        np.cumsum(ids >= 0, out=known[1:])
-        summed = np.zeros(len(ids) + 1)
-        np.cumsum(weights, out=summed[1:])
+        word_ids = self._word_ids(features.words)
         spans = features.token_spans
-        total = summed[spans[:, 1]] - summed[spans[:, 0]]
-        words = known[spans[:, 1]] - known[spans[:, 0]]
+        if _compiled is not None:
+            total, words = _compiled.token_sums(word_ids, features.token_ids,
+                                                self.word_log_odds_, spans)
+        else:
+            ids = word_ids[features.token_ids]
+            # -1 (not in the vocabulary, which may be empty) picks the appended 0
+            weights = np.append(self.word_log_odds_, 0.0)[ids]
+            known = np.zeros(len(ids) + 1)
+            np.cumsum(ids >= 0, out=known[1:])
+            summed = np.zeros(len(ids) + 1)
+            np.cumsum(weights, out=summed[1:])
+            total = summed[spans[:, 1]] - summed[spans[:, 0]]
+            words = known[spans[:, 1]] - known[spans[:, 0]]
         return np.column_stack((self.word_prior_ + total, total / np.maximum(words, 1.0),
                                 np.log1p(words)))
 
@@ -250,13 +270,19 @@ class TemplateModel:
         if self.classifier == "naive-bayes":
             log_odds = self.word_scores(features)[:, 0]
             return 1.0 / (1.0 + np.exp(-np.clip(log_odds, -500, 500)))
-        X = features.matrix.astype(np.float64)
-        if self.text:
-            X = np.column_stack((X, self.word_scores(features)))
         if self.classifier == "logistic":
+            X = features.matrix.astype(np.float64)
+            if self.text:
+                X = np.column_stack((X, self.word_scores(features)))
             z = ((X - self.mean_) / self.scale_) @ self.coef_ + self.intercept_
             return 1.0 / (1.0 + np.exp(-np.clip(z, -500, 500)))
-        return _forest_proba(self.forest_, X.astype(np.float32))
+        # the forest compares float32s: the word columns rounded once, as sklearn does
+        width = features.matrix.shape[1]
+        X = np.empty((len(features), width + (3 if self.text else 0)), dtype=np.float32)
+        X[:, :width] = features.matrix
+        if self.text:
+            X[:, width:] = self.word_scores(features)
+        return _forest_proba(self.forest_, X)
 
     # ---- persistence ---------------------------------------------------------
 
@@ -433,25 +459,45 @@ def _float32_floor(values: np.ndarray) -> np.ndarray:
     return rounded
 
 
-def _packed(forest: dict[str, np.ndarray]) -> np.ndarray:
-    """The forest's nodes as one array of 16-byte structs, made once per model."""
+def _tree_steps(forest: dict[str, np.ndarray]) -> np.ndarray:
+    """Per tree, its depth: the steps from its root that reach every leaf."""
+    feature, left, right = forest["feature"], forest["left"], forest["right"]
+    steps = np.zeros(len(forest["roots"]), dtype=np.int32)
+    level, tree, depth = forest["roots"], np.arange(len(steps)), 0
+    while len(level):  # children come after their parents (checked on load): this ends
+        inner = feature[level] >= 0
+        level, tree = level[inner], tree[inner]
+        depth += 1
+        steps[tree] = depth
+        level, tree = np.concatenate((left[level], right[level])), np.concatenate((tree, tree))
+    return steps
+
+
+def _packed(forest: dict[str, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+    """The forest's nodes as one array of 16-byte structs, leaves looping onto
+    themselves, and each tree's depth: what the compiled walk takes, made once per model."""
     packed = forest.get("_packed")
     if packed is None:
-        packed = np.empty(len(forest["feature"]), dtype=_PACKED_NODE)
-        packed["feature"] = forest["feature"]
-        packed["threshold"] = _float32_floor(forest["threshold"].astype(np.float64))
-        packed["left"] = forest["left"]
-        packed["right"] = forest["right"]
+        leaf = forest["feature"] < 0
+        index = np.arange(len(leaf), dtype=np.int32)
+        packed = np.empty(len(leaf), dtype=_PACKED_NODE)
+        packed["feature"] = np.where(leaf, 0, forest["feature"])
+        packed["threshold"] = np.where(
+            leaf, 0.0, _float32_floor(forest["threshold"].astype(np.float64)))
+        packed["left"] = np.where(leaf, index, forest["left"])
+        packed["right"] = np.where(leaf, index, forest["right"])
         forest["_packed"] = packed
-    return packed
+        forest["_steps"] = _tree_steps(forest)
+    return packed, forest["_steps"]
 
 
 def _forest_proba(forest: dict[str, np.ndarray], X: np.ndarray) -> np.ndarray:
     """Mean leaf probability over the trees (compiled where built)."""
     if _compiled is not None:
+        packed, steps = _packed(forest)
         return _compiled.forest_proba(
-            _packed(forest), forest["value"].astype(np.float32, copy=False),
-            forest["roots"].astype(np.int32, copy=False),
+            packed, np.ascontiguousarray(forest["value"], dtype=np.float32),
+            np.ascontiguousarray(forest["roots"], dtype=np.int32), steps,
             np.ascontiguousarray(X, dtype=np.float32))
     return _forest_proba_python(forest, X)
 

@@ -323,3 +323,129 @@ def test_compiled_kl_divergence_equals_python(seed):
     spans = np.sort(rng.integers(0, len(ids) + 1, (30, 2)), axis=1).astype(np.int64)
     assert np.allclose(_compiled.node_kl(ids, spans, vocabulary),
                        _kl_python(ids, spans, vocabulary))
+
+
+# --- compiled and Python feature paths ---------------------------------------------------
+
+
+def both_paths(page: Page, monkeypatch) -> tuple:
+    """``page``'s features by the compiled passes and by the Python reference steps,
+    from the same walk."""
+    root = parse_html(page.html, page.id)
+    dom = features.index_dom(root)
+    blocks = features.segment_dom(page, dom, features.SCHEME)
+    markup = features.markup_stats(root)
+    fast = features.page_features(dom, blocks, markup)
+    with monkeypatch.context() as patch:
+        patch.setattr(features, "_compiled", None)
+        slow = features.page_features(dom, blocks, markup)
+    return fast, slow
+
+
+def assert_same_features(fast, slow) -> None:
+    assert fast.words == slow.words
+    for name in ("nodes", "parents", "token_ids", "token_spans"):
+        a, b = getattr(fast, name), getattr(slow, name)
+        assert a.dtype == b.dtype, name
+        np.testing.assert_array_equal(a, b, err_msg=name)
+    for name in ("weights", "areas", "matrix"):
+        a, b = getattr(fast, name), getattr(slow, name)
+        assert a.dtype == b.dtype and a.shape == b.shape, name
+        np.testing.assert_allclose(a, b, rtol=1e-6, atol=0, err_msg=name)
+
+
+@compiled
+def test_compiled_features_equal_python_on_real_pages(dev_site_pages, monkeypatch):
+    for page in dev_site_pages:
+        assert_same_features(*both_paths(page, monkeypatch))
+
+
+TEXT_CASES = {  # the look-alike characters are the point
+    "non-ascii": "Ça coûte 12,50 € — « très » cher… Straße ÆØÅ naïve café’s ‘quote’ “Big”",  # noqa: RUF001
+    "cjk": ("東京都の天気は晴れです。 日本語のテキスト、句読点！ "  # noqa: RUF001
+            "中文：你好，世界。 한국어 문장입니다."),  # noqa: RUF001
+    "greek sigma": "ΟΔΟΣ ΟΔΟΣ. ΣΟΦΟΣ (ΣΑΣ) Σ ΑΣ' ΌΣΑ—ΈΣ ΑΣ·ΒΣ οδός",
+    "special lower": "İstanbul İİ ǅemal ẞig K Å ﬁle Σ̈ ΑΣ̈ ΑΣ̈Β",  # noqa: RUF001
+    "punctuation words": "| > » / · • -- ... «» “” ‘’ … !? a|b |x| ,,, 'quoted' \"dq\" (paren)",  # noqa: RUF001
+    "huge word": "start " + "x" * 100_000 + " middle " + "Ü" * 50_000 + "! end " + "x" * 100_000,
+    "mixed case": "Home HOME home HoMe home. Home! (home) HOME... ÉTÉ été Été",
+    "digits and marks": "2026-11-26 10:30, $1,234.56 (±5%) #1 @user email@example.com",
+    "astral": "emoji 😀 😀! 𝔘𝔫𝔦𝔠𝔬𝔡𝔢 text 𝔘𝔫𝔦𝔠𝔬𝔡𝔢 ok",  # noqa: RUF001
+    "repeats": " ".join(["alpha", "beta", "Alpha", "alpha.", "BETA!"] * 400),
+}
+
+
+def text_stats_both(text: str, starts, ends, title: set[str], monkeypatch) -> tuple:
+    starts = np.asarray(starts, dtype=np.int64)
+    ends = np.asarray(ends, dtype=np.int64)
+    fast = features._text_stats(text, starts, ends, title)
+    with monkeypatch.context() as patch:
+        patch.setattr(features, "_compiled", None)
+        slow = features._text_stats(text, starts, ends, title)
+    return fast, slow
+
+
+@compiled
+@pytest.mark.parametrize("text", TEXT_CASES.values(), ids=TEXT_CASES.keys())
+def test_compiled_words_and_characters_equal_python(text, monkeypatch):
+    rng = np.random.default_rng(len(text))
+    size = len(text)
+    # spans at word bounds as the blocks give them, and anywhere (inside words, empty, whole)
+    spaces = [i for i, char in enumerate(text) if char == " "]
+    bounds = [0, size, *spaces, *(s + 1 for s in spaces)]
+    cuts = np.sort(rng.choice(bounds, (20, 2)), axis=1)
+    anywhere = np.sort(rng.integers(0, size + 1, (20, 2)), axis=1)
+    spans = np.vstack((cuts, anywhere, [[0, size], [0, 0], [size, size], [3, 3]]))
+    title = set(text.lower().split()[:5]) | {"absent", "é"}
+    fast, slow = text_stats_both(text, spans[:, 0], spans[:, 1], title, monkeypatch)
+    words, in_title = fast[0], fast[4]
+    assert words == slow[0]
+    assert words == list(dict.fromkeys(w.strip(features._TRIMMED) for w in text.lower().split(" ")))
+    for a, b in zip(fast[1:], slow[1:], strict=True):
+        assert a.dtype == b.dtype
+        np.testing.assert_array_equal(a, b)
+    assert in_title.any() or not title & set(words)
+
+
+@compiled
+def test_compiled_words_of_empty_and_blank_text_equal_python(monkeypatch):
+    for text in ("", " ", "  ", "x", " x ", "x  y", "!", "« »"):
+        fast, slow = text_stats_both(text, [0, 0], [len(text), 0], {"x"}, monkeypatch)
+        assert fast[0] == slow[0], text
+        for a, b in zip(fast[1:], slow[1:], strict=True):
+            assert a.dtype == b.dtype, text
+            np.testing.assert_array_equal(a, b, err_msg=repr(text))
+
+
+EDGE_PAGES = {
+    "empty blocks": "<body><div></div><p>" + "one two three four " * 3 + "</p><div><span></span>"
+                    "</div><table><tr><td></td></tr></table></body>",
+    "non-ascii": "<body><div><p>" + TEXT_CASES["non-ascii"] + "</p><p>"
+                 + TEXT_CASES["greek sigma"] + "</p></div></body>",
+    "cjk": "<html><head><title>東京都の天気</title></head><body><div><p>" + TEXT_CASES["cjk"]
+           + "</p><p>東京都の天気 は晴れです 東京都の天気</p></div></body></html>",
+    "huge word": "<body><div><p>" + TEXT_CASES["huge word"] + "</p><p>short words here now</p>"
+                 "</div></body>",
+    "title words": "<html><head><title>Copper | Meadow — Report «2026»</title></head><body>"
+                   "<div><p>The copper meadow report, 2026: copper! MEADOW? «report»</p>"
+                   '<ul><li><a href="/a">Copper meadow home page link</a></li>'
+                   '<li><a href="http://x.org/">An external link to elsewhere</a></li></ul>'
+                   "</div></body></html>",
+}
+
+
+@compiled
+@pytest.mark.parametrize("html", EDGE_PAGES.values(), ids=EDGE_PAGES.keys())
+def test_compiled_features_equal_python_on_edge_cases(html, monkeypatch):
+    fast, slow = both_paths(page_of(html, url="http://www.example.com/p"), monkeypatch)
+    assert len(fast) > 0
+    assert_same_features(fast, slow)
+
+
+@compiled
+@pytest.mark.parametrize("page", [
+    page_of(HAND_PAGE, url="http://www.example.com/report.html"),
+    *generated_site(3, 2), *article_site(1, docnav=True),
+], ids=lambda page: page.url or "hand")
+def test_compiled_features_equal_python_on_generated_pages(page, monkeypatch):
+    assert_same_features(*both_paths(page, monkeypatch))

@@ -356,3 +356,79 @@ def test_crafted_forests_are_refused_before_any_walk(make, saved_forest, tmp_pat
     path.write_bytes(make(saved_forest))
     with pytest.raises(ModelError, match=r"crafted\.npz: corrupt model file"):
         TemplateModel.load(path)
+
+
+# --- compiled and Python scoring paths -------------------------------------------------------
+
+
+def test_compiled_forest_walk_handles_stumps_and_any_row_count():
+    from denoise.model import _forest_proba_python
+
+    forest = {  # tree 0: a lone leaf; tree 1: one split on feature 1 at 0.5
+        "feature": np.array([-1, 1, -1, -1], dtype=np.int32),
+        "threshold": np.array([-2.0, 0.5, -2.0, -2.0]),
+        "left": np.array([0, 2, 2, 3], dtype=np.int32),
+        "right": np.array([0, 3, 2, 3], dtype=np.int32),
+        "value": np.array([0.25, 0.0, 0.0, 1.0], dtype=np.float32),
+        "roots": np.array([0, 1], dtype=np.int32),
+        "depth": np.array([2], dtype=np.int32),
+    }
+    for rows in (0, 1, 7, 8, 9, 17):
+        X = np.zeros((rows, 2), dtype=np.float32)
+        X[::2, 1] = 1.0
+        want = np.where(X[:, 1] > 0.5, 0.625, 0.125)
+        np.testing.assert_allclose(_forest_proba(dict(forest), X), want, rtol=1e-6)
+        np.testing.assert_allclose(_forest_proba_python(dict(forest), X), want, rtol=1e-6)
+
+
+def test_word_table_gives_the_vocabulary_dicts_indices():
+    from denoise import model as model_module
+
+    if model_module._compiled is None:
+        pytest.skip("the compiled extension is not built here")
+    vocabulary = ["", "a", "home", "straße", "東京", "ab", "ba", "x" * 5000, "σοφός", "😀"]
+    table = model_module._compiled.WordTable(vocabulary)
+    probes = [*vocabulary, "A", "Home", "homes", "hom", "strasse", "東", "東京都", "b", "x" * 4999,
+              "σοφόσ", "😀😀", "home"]
+    want = [vocabulary.index(w) if w in vocabulary else -1 for w in probes]
+    np.testing.assert_array_equal(table.lookup(probes), want)
+    assert table.lookup([]).shape == (0,)
+    again = pickle.loads(pickle.dumps(table))  # noqa: S301 - our own object, in a test
+    np.testing.assert_array_equal(again.lookup(probes), want)
+    with pytest.raises(ValueError, match="twice"):
+        model_module._compiled.WordTable(["a", "b", "a"])
+
+
+@pytest.fixture(scope="module")
+def shipped_models():
+    from denoise.detector import TemplateDetector
+    from denoise.main_content import MainContentExtractor
+
+    return [TemplateDetector.load().model, MainContentExtractor.load().content_model]
+
+
+def test_compiled_scores_equal_python_on_real_pages(dev_site_pages, shipped_models, monkeypatch):
+    from denoise import model as model_module
+
+    if model_module._compiled is None:
+        pytest.skip("the compiled extension is not built here")
+    for page in dev_site_pages:
+        feats = extract(page)
+        for model in shipped_models:
+            fast = (model.word_scores(feats), model.predict_proba(feats))
+            with monkeypatch.context() as patch:
+                patch.setattr(model_module, "_compiled", None)
+                slow = (model.word_scores(feats), model.predict_proba(feats))
+            np.testing.assert_array_equal(fast[0], slow[0])  # the same sums, in the same order
+            np.testing.assert_allclose(fast[1], slow[1], rtol=1e-6, atol=1e-7)
+
+
+def test_fitted_models_score_the_same_compiled_and_in_python(fitted, new_pages, monkeypatch):
+    from denoise import model as model_module
+
+    for page in new_pages[:6]:
+        fast = fitted.predict_proba(page.features)
+        with monkeypatch.context() as patch:
+            patch.setattr(model_module, "_compiled", None)
+            slow = fitted.predict_proba(page.features)
+        np.testing.assert_allclose(fast, slow, rtol=1e-6, atol=1e-7)
