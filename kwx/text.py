@@ -23,11 +23,14 @@ pipeline would be needed; Kołcz & Yih left them out too.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from functools import cache
+from operator import itemgetter
 
 import numpy as np
 from spacy.attrs import IDX, IS_PUNCT, IS_SPACE, IS_STOP, IS_TITLE, IS_UPPER, LENGTH, LOWER, SPACY
+from spacy.strings import get_string_id
 
 #: Longest candidate phrase, in words (Yih et al. and the issue: up to 5).
 MAX_WORDS = 5
@@ -81,13 +84,13 @@ def words(text: str) -> Words:
         empty = np.zeros(0, dtype=np.int64)
         return Words(empty.astype(np.uint64), empty, empty.astype(bool), empty.astype(bool),
                      empty.astype(bool), empty, empty)
-    ids, punct, space, stop, title, upper, starts, ends, glued_after, newline = table
-    strings = tokenizer().vocab.strings
-    wordlike = ~punct & ~space & _has_alnum(ids, strings)
+    ids, flags, starts, ends, glued_after, newline = table
+    punct, space, stop, title, upper, alnum, joins = (flags[:, k] for k in range(7))
+    wordlike = ~punct & ~space & alnum
     # a joiner glued between two words is dropped without a break
     before = np.concatenate(([False], wordlike[:-1] & glued_after[:-1]))
     after = np.concatenate((wordlike[1:], [False]))
-    joiner = ~wordlike & before & glued_after & after & _is_joiner(ids, strings)
+    joiner = ~wordlike & before & glued_after & after & joins
     breaks = (~wordlike & ~joiner).astype(np.int64) + newline
     runs = np.cumsum(breaks)
     keep = wordlike
@@ -95,43 +98,38 @@ def words(text: str) -> Words:
                  upper[keep] & (ends - starts >= 2)[keep], starts[keep], ends[keep])
 
 
+#: Columns of a token row: spaCy's attributes, then two of ours (:func:`_our_flags`).
+_ID, _FLAGS, _IDX, _LENGTH, _SPACE_AFTER = 0, slice(1, 8), 8, 9, 10
+_COLUMNS = 11
+
+
 def _token_table(text: str) -> tuple[np.ndarray, ...] | None:
-    """Per token of ``text``: lexeme hash, punct, space, stop, title, upper (bool), start,
-    end (int64), no whitespace after (bool), and line breaks just before it (int64, for a
-    text tokenized line by line); None for no token.
+    """Per token of ``text``: lexeme hash (uint64); flags (bool, tokens x 7: punct,
+    space, stop, title, upper, has a letter or digit, joiner); start, end (int64); no
+    whitespace after (bool); line breaks just before it (int64, for a text tokenized
+    line by line). None for no token.
 
     spaCy splits text at spaces first and tokenizes each space-delimited chunk on its
     own, so a text of single-space-separated chunks on lines (what :mod:`kwx.document`
-    makes) is tokenized chunk by chunk from a cache of chunks seen before (most of a
-    page's words were seen on earlier pages), and spaCy is called once per page on the
-    chunks it has not met. Any other text goes to spaCy whole. ``tests/test_kwx.py``
-    checks the two agree on real pages.
+    makes) is tokenized chunk by chunk from a cache of chunks seen before
+    (:class:`_ChunkTokens`; most of a page's words were seen on earlier pages). Any
+    other text goes to spaCy whole. ``tests/test_kwx.py`` checks the two agree on real
+    pages.
     """
-    lines = text.split("\n")
-    chunks = [line.split(" ") for line in lines]
-    if not text or any(not chunk for line in chunks for chunk in line):
+    if _has_empty_chunk(text):  # then spaCy's whitespace rules apply
         return _spacy_table(text)
+    chunks = [line.split(" ") for line in text.split("\n")]
     flat = [chunk for line in chunks for chunk in line]
-    distinct = dict.fromkeys(flat)
-    missing = [c for c in distinct if c not in _CHUNKS]
-    if len(_CHUNKS) + len(missing) > _MAX_CHUNKS or _vocabulary_full():
-        _CHUNKS.clear()  # full: start again with this page's
-        missing = list(distinct)
-    if missing:
-        _learn_chunks(missing)
-    entries = [_CHUNKS[c] for c in flat]
-    counts = np.fromiter((e[0].shape[0] for e in entries), dtype=np.int64, count=len(entries))
-    table = np.concatenate([e[0] for e in entries]) if entries else np.zeros((0, 9), np.uint64)
+    table, counts, lengths = _chunk_tokens().rows(flat)
     if not len(table):
         return None
-    lengths = np.fromiter(map(len, flat), dtype=np.int64, count=len(flat))
     chunk_starts = np.zeros(len(flat), dtype=np.int64)
     np.cumsum(lengths[:-1] + 1, out=chunk_starts[1:])  # one separator after each chunk
     owner = np.repeat(np.arange(len(flat)), counts)
-    starts = chunk_starts[owner] + table[:, 6].astype(np.int64)
-    ends = starts + table[:, 7].astype(np.int64)
+    starts = chunk_starts[owner] + table[:, _IDX].astype(np.int64)
+    ends = starts + table[:, _LENGTH].astype(np.int64)
     last = np.cumsum(counts) - 1  # the last token of each chunk: whitespace follows it
-    glued_after = table[:, 8] == 0
+    glued_after = table[:, _SPACE_AFTER] == 0
     glued_after[last[counts > 0]] = False
     line_sizes = np.fromiter(map(len, chunks), dtype=np.int64, count=len(chunks))
     first_chunk_of_line = np.zeros(len(flat), dtype=np.int64)
@@ -141,20 +139,45 @@ def _token_table(text: str) -> tuple[np.ndarray, ...] | None:
     breaks_before = np.flatnonzero(first_chunk_of_line)
     # a chunk without tokens cannot start a line here (chunks are never empty strings)
     newline[token_of_chunk[breaks_before]] = 1
-    return (table[:, 0], *(table[:, k].astype(bool) for k in range(1, 6)), starts, ends,
-            glued_after, newline)
+    return (table[:, _ID], table[:, _FLAGS].astype(bool), starts, ends, glued_after, newline)
+
+
+def _has_empty_chunk(text: str) -> bool:
+    """Whether splitting at line breaks, then spaces, would give an empty chunk."""
+    return (not text or text[0] in " \n" or text[-1] in " \n" or "  " in text
+            or " \n" in text or "\n " in text or "\n\n" in text)
 
 
 def _spacy_table(text: str) -> tuple[np.ndarray, ...] | None:
+    table = _spacy_rows(text)
+    if not len(table):
+        return None
+    starts = table[:, _IDX].astype(np.int64)
+    return (table[:, _ID], table[:, _FLAGS].astype(bool), starts,
+            starts + table[:, _LENGTH].astype(np.int64), table[:, _SPACE_AFTER] == 0,
+            np.zeros(len(table), dtype=np.int64))
+
+
+def _spacy_rows(text: str) -> np.ndarray:
+    """spaCy's token rows of ``text`` (tokens x :data:`_COLUMNS`, uint64)."""
     _vocabulary_full()
     doc = tokenizer()(text)
     if not len(doc):
-        return None
-    table = doc.to_array(_ATTRS)
-    starts = table[:, 6].astype(np.int64)
-    return (table[:, 0], *(table[:, k].astype(bool) for k in range(1, 6)), starts,
-            starts + table[:, 7].astype(np.int64), table[:, 8] == 0,
-            np.zeros(len(table), dtype=np.int64))
+        return np.zeros((0, _COLUMNS), dtype=np.uint64)
+    spacy_columns = doc.to_array(_ATTRS)
+    rows = np.empty((len(doc), _COLUMNS), dtype=np.uint64)
+    rows[:, :6] = spacy_columns[:, :6]
+    rows[:, 6:8] = _our_flags([token.lower_ for token in doc])
+    rows[:, 8:] = spacy_columns[:, 6:]
+    return rows
+
+
+def _our_flags(lowered: list[str]) -> np.ndarray:
+    """Per token: whether it holds a letter or digit, and whether it is a joiner."""
+    flags = np.empty((len(lowered), 2), dtype=np.uint64)
+    flags[:, 0] = [any(c.isalnum() for c in s) for s in lowered]
+    flags[:, 1] = [s in _JOINERS for s in lowered]
+    return flags
 
 
 #: spaCy keeps every string it has tokenized: past this many (~30 MB), a fresh one takes
@@ -171,51 +194,172 @@ def _vocabulary_full() -> bool:
     return True
 
 
-#: Space-delimited chunk -> (its tokens' attribute rows, offsets inside the chunk); bounded.
-_CHUNKS: dict[str, tuple[np.ndarray]] = {}
-_MAX_CHUNKS = 100_000  # ~25 MB at most: a crawl's long tail of chunks is not kept
+#: Chunks of letters only, or digits only: one token each, unless a tokenizer exception.
+_SIMPLE = re.compile(r"(?:[A-Za-z]+|[0-9]+)\Z")
 
 
-def _learn_chunks(chunks: list[str]) -> None:
-    """Tokenize ``chunks`` in one spaCy call and remember each one's token rows."""
-    doc = tokenizer()(" ".join(chunks))
-    table = doc.to_array(_ATTRS)
+class _ChunkTokens:
+    """Space-delimited chunk -> its tokens' rows, kept in one growing array.
+
+    A page's rows are gathered with one fancy index, whatever its number of chunks.
+    Bounded: past ``limit`` chunks the cache becomes the *previous* one and a new one
+    starts; a chunk found only in the previous one is copied over, so the chunks a
+    crawl keeps meeting (a site's template, common words) survive, and its long tail
+    is dropped. Chunks of ASCII letters or digits alone (most words) are one token,
+    whose row comes from the vocabulary's own attribute functions without a spaCy
+    call; the rest are tokenized by spaCy, once per page for all of them.
+    """
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self.number: dict[str, int] = {}
+        self.first = np.zeros(1024, dtype=np.int64)  # first row of each chunk
+        self.count = np.zeros(1024, dtype=np.int64)  # rows of each chunk
+        self.length = np.zeros(1024, dtype=np.int64)  # characters of each chunk
+        self.table = np.zeros((4096, _COLUMNS), dtype=np.uint64)
+        self.used = 0
+        self.previous: _ChunkTokens | None = None
+
+    def rows(self, flat: list[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The token rows of the chunks ``flat`` in order, and each chunk's number of
+        tokens and length."""
+        try:
+            numbers = self._numbers(flat)
+        except KeyError:
+            missing = [c for c in dict.fromkeys(flat) if c not in self.number]
+            if len(self.number) + len(missing) > self.limit:
+                self._start_again()
+                missing = list(dict.fromkeys(flat))
+            self._add(missing)
+            numbers = self._numbers(flat)
+        counts = self.count[numbers]
+        return (self.table[_ragged_arange(self.first[numbers], counts)], counts,
+                self.length[numbers])
+
+    def _numbers(self, flat: list[str]) -> np.ndarray:
+        found = itemgetter(*flat)(self.number) if len(flat) > 1 else (self.number[flat[0]],)
+        return np.fromiter(found, dtype=np.int64, count=len(flat))
+
+    def _start_again(self) -> None:
+        previous = _ChunkTokens(self.limit)
+        previous.number, previous.first, previous.count = self.number, self.first, self.count
+        previous.length = self.length
+        previous.table, previous.used = self.table, self.used
+        self.__init__(self.limit)
+        self.previous = previous
+
+    def _add(self, chunks: list[str]) -> None:
+        parts: list[np.ndarray] = []
+        sizes: list[int] = []
+        kept = self.previous.number if self.previous is not None else {}
+        simple, hard = [], []
+        for chunk in chunks:
+            (simple if _SIMPLE.match(chunk) and chunk not in _exceptions() else hard
+             ).append(chunk)
+        known = [c for c in hard if c in kept]
+        hard = [c for c in hard if c not in kept]
+        order = simple + known + hard
+        if simple:
+            parts.append(_single_token_rows(simple))
+            sizes += [1] * len(simple)
+        for chunk in known:
+            number = kept[chunk]
+            first, count = self.previous.first[number], self.previous.count[number]
+            parts.append(self.previous.table[first:first + count])
+            sizes.append(int(count))
+        if hard:
+            rows, counts = _spacy_chunk_rows(hard)
+            parts.append(rows)
+            sizes += counts
+        self._append(order, np.concatenate(parts), np.array(sizes, dtype=np.int64))
+
+    def _append(self, chunks: list[str], rows: np.ndarray, counts: np.ndarray) -> None:
+        start = len(self.number)
+        end = start + len(chunks)
+        if end > len(self.first):
+            size = max(end, 2 * len(self.first))
+            self.first = np.resize(self.first, size)
+            self.count = np.resize(self.count, size)
+            self.length = np.resize(self.length, size)
+        if self.used + len(rows) > len(self.table):
+            grown = np.zeros((max(self.used + len(rows), 2 * len(self.table)), _COLUMNS),
+                             dtype=np.uint64)
+            grown[:self.used] = self.table[:self.used]
+            self.table = grown
+        self.table[self.used:self.used + len(rows)] = rows
+        self.first[start:end] = self.used + np.cumsum(counts) - counts
+        self.count[start:end] = counts
+        self.length[start:end] = np.fromiter(map(len, chunks), dtype=np.int64,
+                                             count=len(chunks))
+        self.used += len(rows)
+        self.number.update(zip(chunks, range(start, end), strict=True))
+
+
+#: Chunks the cache holds before it starts again (~100 bytes each with their rows).
+_MAX_CHUNKS = 200_000
+
+
+@cache
+def _chunk_tokens() -> _ChunkTokens:
+    return _ChunkTokens(_MAX_CHUNKS)
+
+
+@cache
+def _exceptions() -> frozenset[str]:
+    """The tokenizer's special cases ("dont" is two tokens): never on the fast path."""
+    return frozenset(tokenizer().rules)
+
+
+def _single_token_rows(chunks: list[str]) -> np.ndarray:
+    """Rows of chunks that are one token each, from the vocabulary's attribute getters
+    (what spaCy would store in a new lexeme)."""
+    getters = tokenizer().vocab.lex_attr_getters
+    lower, punct, space, stop, title, upper = (
+        getters[attr] for attr in (LOWER, IS_PUNCT, IS_SPACE, IS_STOP, IS_TITLE, IS_UPPER))
+    lowered = [lower(c) for c in chunks]
+    rows = np.zeros((len(chunks), _COLUMNS), dtype=np.uint64)
+    rows[:, 0] = [get_string_id(w) for w in lowered]  # a symbol ("aux") has its id
+    for column, getter in enumerate((punct, space, stop, title, upper), start=1):
+        rows[:, column] = [bool(getter(c)) for c in chunks]
+    rows[:, 6:8] = _our_flags(lowered)
+    rows[:, _LENGTH] = [len(c) for c in chunks]
+    rows[:, _SPACE_AFTER] = 1
+    return rows
+
+
+def _spacy_chunk_rows(chunks: list[str]) -> tuple[np.ndarray, list[int]]:
+    """Tokenize ``chunks`` in one spaCy call: their rows (offsets inside each chunk), and
+    how many tokens each has.
+
+    The chunks go one a line: spaCy's special cases match across spaces (after
+    "(potential)", ":p)." would give ":" "p"), and a line break token between chunks
+    keeps each chunk's tokens independent of its neighbours in the batch.
+    """
+    rows = _spacy_rows("\n".join(chunks))
     starts = np.zeros(len(chunks), dtype=np.int64)
     np.cumsum(np.fromiter(map(len, chunks), dtype=np.int64, count=len(chunks))[:-1] + 1,
               out=starts[1:])
-    owner = np.searchsorted(starts, table[:, 6].astype(np.int64), side="right") - 1
-    table = table.copy()
-    table[:, 6] -= starts[owner].astype(np.uint64)  # offsets inside the chunk
-    bounds = np.searchsorted(owner, np.arange(len(chunks) + 1))
-    for k, chunk in enumerate(chunks):
-        _CHUNKS[chunk] = (table[bounds[k]:bounds[k + 1]],)
+    offsets = rows[:, _IDX].astype(np.int64)
+    owner = np.searchsorted(starts, offsets, side="right") - 1
+    inside = offsets < (starts + np.fromiter(map(len, chunks), dtype=np.int64,
+                                             count=len(chunks)))[owner]
+    rows, owner = rows[inside], owner[inside]  # the line breaks between chunks go
+    rows[:, _IDX] -= starts[owner].astype(np.uint64)  # offsets inside the chunk
+    return rows, np.bincount(owner, minlength=len(chunks)).tolist()
 
 
-_ALNUM: dict[int, bool] = {}
-_JOINER_IDS: dict[int, bool] = {}
-
-
-def _flag(ids: np.ndarray, strings, cache_: dict[int, bool], test) -> np.ndarray:
-    """A per-token flag computed once per distinct lexeme (cached across pages; the
-    cache is dropped when it grows past a million entries, so a crawl stays bounded)."""
-    unique, inverse = np.unique(ids, return_inverse=True)
-    if len(cache_) > 1_000_000:
-        cache_.clear()
-    values = np.empty(len(unique), dtype=bool)
-    for k, key in enumerate(unique.tolist()):
-        value = cache_.get(key)
-        if value is None:
-            value = cache_[key] = test(strings[key])
-        values[k] = value
-    return values[inverse]
-
-
-def _has_alnum(ids: np.ndarray, strings) -> np.ndarray:
-    return _flag(ids, strings, _ALNUM, lambda s: any(c.isalnum() for c in s))
-
-
-def _is_joiner(ids: np.ndarray, strings) -> np.ndarray:
-    return _flag(ids, strings, _JOINER_IDS, lambda s: s in _JOINERS)
+def _ragged_arange(starts: np.ndarray, counts: np.ndarray) -> np.ndarray:
+    """starts[0] .. starts[0] + counts[0] - 1, then the same for each next start."""
+    total = int(counts.sum())
+    if not total:
+        return np.zeros(0, dtype=np.int64)
+    offsets = np.cumsum(counts) - counts
+    steps = np.ones(total, dtype=np.int64)
+    nonempty = counts > 0
+    steps[offsets[nonempty]] = starts[nonempty] - np.concatenate(
+        ([0], (starts + counts - 1)[nonempty][:-1]))
+    steps[0] = starts[nonempty][0]
+    return np.cumsum(steps)
 
 
 def occurrences(found: Words, max_words: int = MAX_WORDS) -> Occurrences:

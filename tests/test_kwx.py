@@ -905,6 +905,8 @@ TRICKY_LINES = [
     "  leading and  double  spaces ",
     "a\n\nb",
     "trailing newline\n",
+    "a tab\tinside and\u00a0 spaces\u2009thin",
+    "don't DONT dont Dont cc CC aux number Prep",  # exceptions; spaCy symbols
 ])
 def test_the_chunk_cache_tokenizes_exactly_as_spacy_does(text, monkeypatch):
     from kwx import text as module
@@ -916,24 +918,54 @@ def test_the_chunk_cache_tokenizes_exactly_as_spacy_does(text, monkeypatch):
         assert np.array_equal(getattr(fast, name), getattr(exact, name)), name
 
 
+def test_the_chunk_cache_tokenizes_real_pages_exactly_as_spacy_does(dev_site_pages,
+                                                                  monkeypatch):
+    from kwx import text as module
+    from kwx.document import read_document
+
+    texts = [read_document(page).text for page in dev_site_pages[:80]]
+    cache = module._ChunkTokens(10**6)  # fresh: every chunk is met here first
+    monkeypatch.setattr(module, "_chunk_tokens", lambda: cache)
+    fast = [words(text) for text in texts]
+    monkeypatch.setattr(module, "_token_table", module._spacy_table)
+    for text, found in zip(texts, fast, strict=True):
+        exact = words(text)
+        for name in ("ids", "runs", "stop", "capitalized", "upper", "starts", "ends"):
+            assert np.array_equal(getattr(found, name), getattr(exact, name)), name
+    assert sum(map(len, fast)) > 10_000
+
+
 def test_a_full_chunk_cache_starts_again_without_losing_a_page(monkeypatch):
     from kwx import text as module
 
-    monkeypatch.setattr(module, "_MAX_CHUNKS", 8)
-    monkeypatch.setattr(module, "_CHUNKS", {})
-    first = words("alpha beta gamma delta")
+    cache = module._ChunkTokens(8)
+    monkeypatch.setattr(module, "_chunk_tokens", lambda: cache)
+    first = words("alpha beta gamma-delta")
     again = words("alpha beta epsilon zeta eta theta iota kappa lambda")  # overflows
     assert len(first) == 4 and len(again) == 9
-    assert len(module._CHUNKS) <= 9
-    assert np.array_equal(words("alpha beta gamma delta").ids, first.ids)
+    assert len(cache.number) == 9 and cache.previous is not None
+    assert "gamma-delta" in cache.previous.number
+    assert np.array_equal(words("alpha beta gamma-delta").ids, first.ids)
+    assert "gamma-delta" in cache.number  # copied over from the previous cache
+
+
+def _spacy_words(text):
+    from kwx import text as module
+
+    table = module._token_table
+    module._token_table = module._spacy_table
+    try:
+        return words(text)
+    finally:
+        module._token_table = table
 
 
 def test_a_tokenizer_that_holds_too_many_strings_is_replaced(monkeypatch):
     from kwx import text as module
 
-    before = words("first words of a page").ids
+    before = words("first words of a page, e-mail!").ids
     monkeypatch.setattr(module, "_MAX_STRINGS", 0)
     old = module.tokenizer()
-    again = words("first words of a page").ids  # the full vocabulary is dropped
+    again = _spacy_words("first words of a page, e-mail!").ids  # the vocabulary is dropped
     assert module.tokenizer() is not old
     assert np.array_equal(before, again)  # hashes depend on the string alone
