@@ -11,7 +11,7 @@ shipped default of :mod:`denoise`, cut at the recall the ranker was trained with
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Self
 
 import numpy as np
@@ -20,9 +20,9 @@ from denoise.detector import TemplateDetector
 from denoise.page import Page
 from kwx.candidates import Candidates, find_candidates
 from kwx.document import read_document
-from kwx.features import candidate_features
+from kwx.features import feature_matrix
 from kwx.ranker import KeywordRanker, shipped
-from kwx.tables import PhraseTable, TableFile
+from kwx.tables import JointTable, PhraseTable, TableFile
 from kwx.text import MAX_WORDS
 
 DEFAULT_RANKER = "kwx-ranker.npz"
@@ -68,10 +68,21 @@ class PhraseStatistics:
             queries, query_parts = tables["query"], tables["query_part"]
         return cls(documents, queries, query_parts)
 
+    joint: JointTable = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "joint", JointTable(  # frozen: set once, here
+            t for t in (self.documents, self.queries, self.query_parts) if t is not None))
+
     def features(self, candidates: Candidates) -> np.ndarray:
-        """The candidates' feature matrix with these tables."""
-        return candidate_features(candidates, documents=self.documents, queries=self.queries,
-                                  query_parts=self.query_parts)
+        """The candidates' feature matrix with these tables (one lookup for all three)."""
+        found = iter(self.joint.lookup(candidates.hashes).T)
+        df, query, part = (next(found) if t is not None else None
+                           for t in (self.documents, self.queries, self.query_parts))
+        return feature_matrix(
+            candidates, df=df, query=query, query_part=part,
+            pages=self.documents.total if self.documents is not None else 0,
+            queries=self.query_parts.total if self.query_parts is not None else 0)
 
 
 @dataclass(frozen=True, slots=True)

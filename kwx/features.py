@@ -36,24 +36,38 @@ def candidate_features(candidates: Candidates, *, documents: PhraseTable | None,
                        query_parts: PhraseTable | None) -> np.ndarray:
     """The feature matrix (candidates x FEATURE_NAMES), float64. A missing table
     gives zero columns (so a ranker trained with it is not fooled into weighing them)."""
+    hashes = candidates.hashes
+
+    def counts(table: PhraseTable | None) -> np.ndarray | None:
+        return table.lookup(hashes) if table is not None else None
+
+    return feature_matrix(candidates, df=counts(documents), query=counts(queries),
+                          query_part=counts(query_parts),
+                          pages=documents.total if documents is not None else 0,
+                          queries=query_parts.total if query_parts is not None else 0)
+
+
+def feature_matrix(candidates: Candidates, *, df: np.ndarray | None, query: np.ndarray | None,
+                   query_part: np.ndarray | None, pages: int, queries: int) -> np.ndarray:
+    """The feature matrix from the candidates' counts already looked up (None: no such
+    table); ``pages`` and ``queries`` are the DF and query-part tables' totals."""
     c = candidates
     n = len(c)
     log_tf = np.log1p(c.tf)
-    if documents is not None:
-        df = documents.lookup(c.hashes)
-        idf = np.log((documents.total + 1.0) / (df + 1.0))
+    if df is not None:
+        idf = np.log((pages + 1.0) / (df + 1.0))
         unseen = df == 0
     else:
         idf, unseen = np.zeros(n), np.zeros(n, bool)
-    query = queries.lookup(c.hashes) if queries is not None else np.zeros(n)
-    if query_parts is not None:
-        part = query_parts.lookup(c.hashes)
-        part_share = part / max(query_parts.total, 1)
+    if query is None:
+        query = np.zeros(n)
+    if query_part is not None:
+        part_share = query_part / max(queries, 1)
     else:
-        part, part_share = np.zeros(n), np.zeros(n)
+        query_part, part_share = np.zeros(n), np.zeros(n)
     columns = (
         log_tf, c.tf / max(c.n_words, 1), idf, log_tf * idf, unseen,
-        np.log1p(query), np.log1p(part), np.sqrt(part_share),
+        np.log1p(query), np.log1p(query_part), np.sqrt(part_share),
         c.in_title, c.in_meta_keywords, c.in_meta_description, c.anchor, c.heading,
         c.first / max(c.n_words, 1), np.log1p(c.first),
         c.capitalized, c.upper,

@@ -525,6 +525,22 @@ def test_features_line_up_with_the_candidates(head_candidates):
     assert column["in_title"][index["cheap"]] == 1
 
 
+def test_the_shipped_tables_looked_up_together_give_the_same_features():
+    from kwx.extractor import KeywordExtractor
+
+    statistics = KeywordExtractor.load(denoise=False).statistics
+    page = Page(id="oak-shelf.html", html=(SHOP / "oak-shelf.html").read_text())
+    found = find_candidates(read_document(page))
+    apart = candidate_features(found, documents=statistics.documents,
+                               queries=statistics.queries, query_parts=statistics.query_parts)
+    assert np.array_equal(statistics.features(found), apart)
+    assert (apart[:, FEATURE_NAMES.index("log_query_part")] > 0).any()
+    assert (apart[:, FEATURE_NAMES.index("df_unseen")] == 0).any()
+    only_df = type(statistics)(documents=statistics.documents)
+    assert np.array_equal(only_df.features(found), candidate_features(
+        found, documents=statistics.documents, queries=None, query_parts=None))
+
+
 # --- kwx.ranker ---------------------------------------------------------------------------
 
 
