@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from kwx.document import KeywordDocument
-from kwx.text import MAX_WORDS, occurrences, phrase_hashes, words
+from kwx.text import MAX_WORDS, occurrences, words
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -78,15 +78,28 @@ def find_candidates(document: KeywordDocument, max_words: int = MAX_WORDS) -> Ca
         values = per_chunk[chunk[occ.first]] if len(chunk) else np.zeros(0)
         return np.bincount(inverse, weights=values, minlength=n) / np.maximum(tf, 1)
 
-    def present(text: str) -> np.ndarray:
-        return np.isin(hashes, phrase_hashes(text, max_words)) if text else np.zeros(n, bool)
-
     return Candidates(
         document=document, hashes=hashes, lengths=lengths, tf=tf, first=first_word,
         spans=spans, capitalized=share_all(found.capitalized), upper=share_all(found.upper),
         anchor=share_all(document.chunk_link[chunk] if len(chunk) else found.stop),
         heading=share_all(document.chunk_heading[chunk] if len(chunk) else found.stop),
         template=pooled(document.chunk_template), stop_inside=stop_inside,
-        in_title=present(document.title), in_meta_keywords=present(document.meta_keywords),
-        in_meta_description=present(document.meta_description), n_words=len(found),
+        **dict(zip(("in_title", "in_meta_keywords", "in_meta_description"), _present(
+            hashes, (document.title, document.meta_keywords, document.meta_description),
+            max_words), strict=True)),
+        n_words=len(found),
     )
+
+
+def _present(hashes: np.ndarray, texts: tuple[str, ...], max_words: int) -> list[np.ndarray]:
+    """Whether each phrase of ``hashes`` (sorted) is a phrase of each of ``texts``: the
+    texts are tokenized together, a line break between them (it ends every phrase)."""
+    found = words("\n".join(texts))
+    occ = occurrences(found, max_words)
+    text_starts = np.cumsum([0] + [len(text) + 1 for text in texts[:-1]])
+    line = np.searchsorted(text_starts, found.starts[occ.first], side="right") - 1
+    where = np.minimum(np.searchsorted(hashes, occ.hashes), max(len(hashes) - 1, 0))
+    hit = hashes[where] == occ.hashes if len(hashes) else np.zeros(len(occ.hashes), bool)
+    present = np.zeros((len(texts), len(hashes)), dtype=bool)
+    present[line[hit], where[hit]] = True
+    return list(present)

@@ -525,6 +525,24 @@ def test_features_line_up_with_the_candidates(head_candidates):
     assert column["in_title"][index["cheap"]] == 1
 
 
+@pytest.mark.parametrize("texts", [
+    ("Cheap Hotels in New York", "hotels, new york", "Find cheap hotels."),
+    ("", "new york  hotels", "Cheap\nhotels in York"),  # empty, two spaces, a line break
+    ("New York", "", ""),
+])
+def test_phrases_of_the_title_and_meta_tags_are_found_in_each_alone(texts):
+    from kwx.candidates import _present
+
+    hashes = np.unique(np.array([key_hash(p) for p in (
+        "cheap hotels", "new york", "hotels", "cheap", "york", "find", "hotels in new york")],
+        dtype=np.uint64))
+    together = _present(hashes, texts, 5)
+    for text, found in zip(texts, together, strict=True):
+        alone = np.isin(hashes, phrase_hashes(text)) if text else np.zeros(len(hashes), bool)
+        assert np.array_equal(found, alone), text
+    assert any(found.any() for found in together)
+
+
 def test_the_shipped_tables_looked_up_together_give_the_same_features():
     from kwx.extractor import KeywordExtractor
 
