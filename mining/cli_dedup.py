@@ -28,7 +28,7 @@ from denoise.output import atomic_text
 from denoise.page import Page
 from denoise.reader import Skipped, read_pages
 from mining.cli import app
-from mining.content import PAGE_RECALL, Denoise, page_texts
+from mining.content import PAGE_RECALL, Denoise, body_words, page_texts
 from mining.dedup import DedupConfig, NearDuplicateIndex, Rule
 from mining.matches import Matches, iter_pairs
 from mining.shingles import shingles_of_words, word_hashes
@@ -90,6 +90,8 @@ class WordsJob:
         return {**self.__dict__, "detector": None, "extractor": None}
 
     def __call__(self, page: Page) -> np.ndarray:
+        if self.denoise is Denoise.none:
+            return body_words(page)
         (_, text), = page_texts([page], self.denoise, detector=self.detector,
                                 extractor=self.extractor)
         return word_hashes(text)

@@ -30,6 +30,8 @@ from collections.abc import Callable, Iterable, Iterator
 from enum import StrEnum
 from functools import cache
 
+import numpy as np
+
 from denoise.blocks import segment
 from denoise.detector import TemplateDetector, block_lines
 from denoise.errors import PageError
@@ -43,6 +45,7 @@ from denoise.model import default_model_path
 from denoise.page import Page
 from denoise.site.batch import label_sites
 from denoise.training import site_labeller
+from mining.shingles import word_hashes
 
 #: The page-level detector's operating point for ``page`` (Kołcz & Yih's 50% recall).
 PAGE_RECALL = 0.5
@@ -71,6 +74,15 @@ def models_used(mode: Denoise | str) -> str | None:
         digest.update(path.read_bytes())
     recall = f" at recall {PAGE_RECALL}" if Denoise(mode) is Denoise.page else ""
     return f"sha256:{digest.hexdigest()[:16]}{recall}"
+
+
+def body_words(page: Page) -> np.ndarray:
+    """The word hashes of the page's body text (FULLTEXT, ``none``): the words of every
+    body chunk read straight from the page text (:func:`word_hashes` of the text
+    :func:`page_texts` gives, without building that text)."""
+    blocks = segment(page, SCHEME)
+    body = blocks.chunk_block >= 0
+    return word_hashes(blocks.text, (blocks.chunk_starts[body], blocks.chunk_ends[body]))
 
 
 def page_texts(pages: Iterable[Page], mode: Denoise | str, *,

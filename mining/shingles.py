@@ -124,9 +124,19 @@ def _code_points(text: str) -> np.ndarray:
     return codes
 
 
-def word_hashes(text: str) -> np.ndarray:
-    """The 64-bit hash of every word of ``text``, in order (uint64; empty for no words)."""
+def word_hashes(text: str, spans: tuple[np.ndarray, np.ndarray] | None = None) -> np.ndarray:
+    """The 64-bit hash of every word of ``text``, in order (uint64; empty for no words).
+
+    With ``spans`` (start and end offsets in ``text``), only the words inside them: the
+    words of a page's kept chunks straight from the page text, without joining them
+    first (chunks are apart in the text, so no word runs over a span's edge).
+    """
     codes = _code_points(text)
+    if spans is not None:
+        starts, ends = spans
+        edges = np.bincount(starts, minlength=codes.size + 1) \
+            - np.bincount(ends, minlength=codes.size + 1)
+        codes = np.where(np.cumsum(edges[:-1]) > 0, codes, 0).astype(np.uint32)
     edges = np.diff((codes != 0).view(np.int8), prepend=np.int8(0), append=np.int8(0))
     starts = np.flatnonzero(edges == 1)
     if not starts.size:

@@ -61,3 +61,20 @@ def test_site_level_text_keeps_what_lies_outside_block_tags():
              for i in range(4)]
     for page, text in page_texts(pages, "site"):
         assert f"Story {page.id[0]} about walnut" in text
+
+
+def test_body_words_are_the_words_of_the_fulltext(dev_site_pages):
+    import numpy as np
+
+    from mining.content import body_words
+    from mining.shingles import word_hashes
+
+    pages = [*dev_site_pages[:60], Page(id="tail.html", html="<title>T</title><p>a<b>b</b> c"),
+             Page(id="empty-body.html", html="<html><head><title>Only a title</title></head>")]
+    texts = dict((page.id, text) for page, text in page_texts(pages, Denoise.none))
+    counted = 0
+    for page in pages:
+        expected = word_hashes(texts[page.id])
+        assert np.array_equal(body_words(page), expected), page.id
+        counted += len(expected)
+    assert counted > 10_000
