@@ -12,6 +12,7 @@ import numpy as np
 
 cimport numpy as cnp
 from cpython.mem cimport PyMem_Free, PyMem_Realloc
+from cpython.ref cimport PyObject
 from cpython.unicode cimport (
     Py_UCS1,
     PyUnicode_1BYTE_DATA,
@@ -22,7 +23,7 @@ from cpython.unicode cimport (
     PyUnicode_READ,
 )
 from libc.math cimport log
-from libc.string cimport memcpy, strlen, strncmp, strstr
+from libc.string cimport memcmp, memcpy, strlen, strncmp, strstr
 
 cdef extern from "<strings.h>" nogil:
     int strncasecmp(const char* a, const char* b, size_t n)
@@ -543,23 +544,50 @@ def host_hash(bytes host):
     return _fnv(s, strlen(<const char*>s))
 
 
+# the cue words by first letter: words _BY_FIRST[_FIRST[c]:_FIRST[c + 1]] start with c
+cdef int _CUE_LENGTHS[N_CUES]
+cdef int _BY_FIRST[N_CUES]
+cdef int _FIRST[257]
+
+
+cdef void _index_cue_words() noexcept:
+    cdef int k, c, q = 0
+    for k in range(N_CUES):
+        _CUE_LENGTHS[k] = <int>strlen(_CUE_WORDS[k])
+    for c in range(256):
+        _FIRST[c] = q
+        for k in range(N_CUES):
+            if <unsigned char>_CUE_WORDS[k][0] == c:
+                _BY_FIRST[q] = k
+                q += 1
+    _FIRST[256] = q
+
+
+_index_cue_words()
+
+
 cdef unsigned int _cues_of(const unsigned char* value) noexcept nogil:
-    """The cue bits of one attribute value (matched in lower case, first 255 bytes)."""
+    """The cue bits of one attribute value (matched in lower case, first 255 bytes).
+
+    One pass over the value: at each byte, only the words starting with it are tried.
+    """
     cdef char low[256]
-    cdef Py_ssize_t i = 0
+    cdef Py_ssize_t i = 0, at
     cdef unsigned int bits = 0
     cdef unsigned char c
-    cdef int k
+    cdef int k, q
     while value[i] != 0 and i < 255:
         c = value[i]
         low[i] = <char>(c + 32 if 65 <= c <= 90 else c)
         i += 1
     low[i] = 0
-    if i == 0:
-        return 0
-    for k in range(N_CUES):
-        if not (bits >> _CUE_BITS[k]) & 1 and strstr(low, _CUE_WORDS[k]) is not NULL:
-            bits |= 1u << _CUE_BITS[k]
+    for at in range(i):
+        c = <unsigned char>low[at]
+        for q in range(_FIRST[c], _FIRST[c + 1]):
+            k = _BY_FIRST[q]
+            if ((bits >> _CUE_BITS[k]) & 1) == 0 and at + _CUE_LENGTHS[k] <= i and memcmp(
+                    low + at + 1, _CUE_WORDS[k] + 1, _CUE_LENGTHS[k] - 1) == 0:
+                bits |= 1u << _CUE_BITS[k]
     return bits
 
 
@@ -629,10 +657,10 @@ cdef inline xmlNode* _next_element(xmlNode* node, xmlNode* start) noexcept nogil
 
 
 cdef packed struct TreeNode:
-    int feature  # 0 at a leaf (whose children are itself)
-    float threshold  # go left when x <= threshold
-    int left
-    int right
+    float value  # the threshold (go left when x <= it); at a leaf, the leaf's value
+    cnp.uint8_t feature  # 0 at a leaf
+    cnp.uint8_t inner  # 1, 0 at a leaf: how far on the left child is
+    cnp.uint16_t right  # how far on the right child is, 0 at a leaf
 
 
 def or_down(const int[:] parents, const cnp.uint8_t[:] bits):
@@ -696,9 +724,7 @@ def node_kl(const long long[:] ids, const long long[:, :] spans, Py_ssize_t voca
                 p_block = here[w] / <double>length
                 p_rest = (page[w] - here[w] + 1.0) / rest
                 kl += p_block * log(p_block / p_rest)
-                here[w] = -here[w]
-        for j in range(spans[i, 0], spans[i, 1]):
-            here[ids[j]] = 0
+                here[w] = 0  # done, and clean for the next span
         out[i] = kl
     return out_a
 
@@ -805,24 +831,118 @@ cdef class _StringTable:
                          slot_out)
 
 
-cdef class WordTable:
-    """A model's vocabulary (word -> index) for :meth:`lookup`, made once per model."""
-    cdef _StringTable table
-    cdef readonly list words
+cdef packed struct _VocabSlot:  # 32 bytes: a lookup reads one cache line
+    cnp.uint64_t hash
+    double weight
+    cnp.int32_t index  # -1: an empty slot
+    cnp.int32_t length  # code points; the top bit set when ``head`` holds the word itself
+    cnp.uint8_t head[8]  # the word (up to 8 code points below 256), else where it is in ``_text``
 
-    def __cinit__(self, list words):
-        cdef Py_ssize_t slot
+
+DEF _INLINE = 0x40000000  # noqa
+
+
+cdef class WordTable:
+    """A model's vocabulary (word -> index and weight), made once per model.
+
+    An open-addressing table of 32-byte slots, each holding a word's hash, weight,
+    index and (short Latin-1 words) the word itself, so a page's word costs one cache
+    line however cold the table is; every hit is confirmed code point by code point,
+    so the indices are exactly a dict's.
+    """
+    cdef readonly list words
+    cdef object weights_a
+    cdef object slots_a
+    cdef _VocabSlot* slots
+    cdef Py_ssize_t mask
+    cdef object text_a  # the code points of the words that do not fit a slot
+    cdef cnp.uint32_t* text
+
+    def __cinit__(self, list words, weights=None):
+        cdef Py_ssize_t n = len(words)
+        cdef Py_ssize_t size = 16, i, k, length, at = 0
         cdef cnp.uint64_t h
+        cdef _VocabSlot* slot
+        cdef str word
+        cdef int kind
+        cdef void* data
+        cdef bint inline
+        cdef cnp.int32_t offset
         self.words = list(words)
-        self.table = _StringTable(len(self.words))
-        for word in self.words:
+        self.weights_a = np.zeros(n) if weights is None else np.array(weights, dtype=np.float64)
+        if self.weights_a.shape != (n,):
+            raise ValueError("one weight a word, please")
+        cdef const double[:] weight = self.weights_a
+        while size < 2 * n:
+            size <<= 1
+        self.slots_a = np.zeros(32 * size, dtype=np.uint8)
+        self.slots = <_VocabSlot*>cnp.PyArray_DATA(self.slots_a)
+        self.mask = size - 1
+        for i in range(size):
+            self.slots[i].index = -1
+        self.text_a = np.empty(sum(len(w) for w in self.words if not _fits_slot(w)) + 1,
+                               dtype=np.uint32)
+        self.text = <cnp.uint32_t*>cnp.PyArray_DATA(self.text_a)
+        for i in range(n):
+            word = <str?>self.words[i]
+            length = len(word)
+            if length >= _INLINE:
+                raise ValueError("vocabulary word too long")
             h = _str_hash(word)
-            if self.table.find_str(word, h, &slot) >= 0:
+            kind = PyUnicode_KIND(word)
+            data = PyUnicode_DATA(word)
+            if self._find(kind, data, length, h) is not NULL:
                 raise ValueError(f"word {word!r} is in the vocabulary twice")
-            self.table.add(word, h, slot)
+            slot = &self.slots[h & <cnp.uint64_t>self.mask]
+            while slot.index >= 0:
+                slot = &self.slots[(slot - self.slots + 1) & self.mask]
+            slot.hash = h
+            slot.weight = weight[i]
+            slot.index = <cnp.int32_t>i
+            inline = _fits_slot(word)
+            slot.length = <cnp.int32_t>(length | (_INLINE if inline else 0))
+            if inline:
+                for k in range(length):
+                    slot.head[k] = <cnp.uint8_t>PyUnicode_READ(kind, data, k)
+            else:
+                offset = <cnp.int32_t>at
+                memcpy(slot.head, &offset, 4)
+                for k in range(length):
+                    self.text[at + k] = PyUnicode_READ(kind, data, k)
+                at += length
+
+    cdef const _VocabSlot* _find(self, int kind, void* data, Py_ssize_t length,
+                                 cnp.uint64_t h) noexcept:
+        """The slot of the word ``data[:length]``, NULL when it is not in the table."""
+        cdef Py_ssize_t at = <Py_ssize_t>(h & <cnp.uint64_t>self.mask)
+        cdef const _VocabSlot* slot
+        cdef Py_ssize_t k
+        cdef cnp.int32_t offset
+        cdef const cnp.uint32_t* stored
+        while True:
+            slot = &self.slots[at]
+            if slot.index < 0:
+                return NULL
+            if slot.hash == h and (slot.length & ~_INLINE) == length:
+                if slot.length & _INLINE:
+                    k = 0
+                    while k < length and PyUnicode_READ(kind, data, k) == slot.head[k]:
+                        k += 1
+                else:
+                    memcpy(&offset, slot.head, 4)
+                    stored = self.text + offset
+                    k = 0
+                    while k < length and PyUnicode_READ(kind, data, k) == stored[k]:
+                        k += 1
+                if k == length:
+                    return slot
+            at = (at + 1) & self.mask
+
+    cdef const _VocabSlot* _find_str(self, str word) noexcept:
+        return self._find(PyUnicode_KIND(word), PyUnicode_DATA(word), len(word), _str_hash(word))
 
     def __reduce__(self):
-        return (WordTable, (self.words,))
+        return (WordTable, (self.words, self.weights_a))
 
     def __len__(self):
         return len(self.words)
@@ -830,14 +950,41 @@ cdef class WordTable:
     def lookup(self, list words):
         """Per word, its index in the vocabulary, -1 when not in it (int64)."""
         cdef Py_ssize_t n = len(words)
-        cdef Py_ssize_t i, slot
+        cdef Py_ssize_t i
+        cdef const _VocabSlot* slot
         out_a = np.empty(n, dtype=np.int64)
         cdef long long[:] out = out_a
-        cdef str word
         for i in range(n):
-            word = <str?>words[i]
-            out[i] = self.table.find_str(word, _str_hash(word), &slot)
+            slot = self._find_str(<str?>words[i])
+            out[i] = slot.index if slot is not NULL else -1
         return out_a
+
+    def weigh(self, list words):
+        """Per word, its weight (0 when not in the vocabulary) and whether it is in it."""
+        cdef Py_ssize_t n = len(words)
+        cdef Py_ssize_t i
+        cdef const _VocabSlot* slot
+        weights_a = np.zeros(n, dtype=np.float64)
+        known_a = np.zeros(n, dtype=np.bool_)
+        cdef double* weights = <double*>cnp.PyArray_DATA(weights_a)
+        cdef cnp.npy_bool* known = <cnp.npy_bool*>cnp.PyArray_DATA(known_a)
+        for i in range(n):
+            slot = self._find_str(<str?>words[i])
+            if slot is not NULL:
+                weights[i] = slot.weight
+                known[i] = True
+        return weights_a, known_a
+
+
+cdef bint _fits_slot(str word):
+    """Whether ``word`` is short and Latin-1 enough to sit in its slot."""
+    return len(word) <= 8 and PyUnicode_KIND(word) == 1
+
+
+ctypedef fused _chars:
+    cnp.uint8_t
+    cnp.uint16_t
+    cnp.uint32_t
 
 
 def page_words(str text, const long long[:] positions, const cnp.uint8_t[:] classes,
@@ -857,127 +1004,34 @@ def page_words(str text, const long long[:] positions, const cnp.uint8_t[:] clas
     cdef Py_ssize_t m = positions.shape[0]
     cdef int kind = PyUnicode_KIND(text)
     cdef void* data = PyUnicode_DATA(text)
-    cdef cnp.uint32_t cap = <cnp.uint32_t>(classes.shape[0] - 1)
+    cdef Py_ssize_t tokens = 1, i, slot
+    cdef long long id_
     counts_a = np.zeros((m, 7), dtype=np.int64)
-    cdef long long[:, :] counts = counts_a
     if n == 0:
         return [], np.zeros(0, dtype=np.int64), counts_a, np.zeros(0, dtype=np.bool_)
-    cdef Py_ssize_t tokens = 1
-    cdef Py_ssize_t i, j, k, a, b, p = 0, t = 0, slot, raw_slot, length, n_raw = 0
-    cdef Py_ssize_t raw_size = 8
-    cdef cnp.uint32_t c
-    cdef cnp.uint8_t bits
-    cdef cnp.uint64_t h, th
-    cdef bint ascii, found
-    cdef long long id_
-    cdef long long running[7]
-    cdef str word
-    cdef Py_UCS1* out
-    for k in range(7):
-        running[k] = 0
-    for i in range(n):
-        if PyUnicode_READ(kind, data, i) == 32:
-            tokens += 1
-    while raw_size < 2 * tokens:
-        raw_size <<= 1
+    if kind == 1:
+        tokens += _count_spaces(<const cnp.uint8_t*>data, n)
+    elif kind == 2:
+        tokens += _count_spaces(<const cnp.uint16_t*>data, n)
+    else:
+        tokens += _count_spaces(<const cnp.uint32_t*>data, n)
     ids_a = np.empty(tokens, dtype=np.int64)
-    cdef long long[:] ids = ids_a
-    # the distinct raw words (spans of the text) with their word's id
-    raw_slots_a = np.full(raw_size, -1, dtype=np.int32)
-    raw_a = np.empty((tokens, 3), dtype=np.int64)  # start, length, id
-    raw_hash_a = np.empty(tokens, dtype=np.uint64)
-    cdef int[:] raw_slots = raw_slots_a
-    cdef long long[:, :] raw = raw_a
-    cdef cnp.uint64_t[:] raw_hash = raw_hash_a
-    cdef Py_ssize_t raw_mask = raw_size - 1
-    cdef int e
     cdef _StringTable table = _StringTable(tokens)
-    i = 0
-    while True:
-        # one word: [i, j)
-        h = FNV_OFFSET
-        ascii = True
-        j = i
-        while j < n:
-            while p < m and positions[p] <= j:
-                for k in range(7):
-                    counts[p, k] = running[k]
-                p += 1
-            c = PyUnicode_READ(kind, data, j)
-            if c == 32:
-                break
-            bits = classes[c if c < cap else cap]
-            if bits:
-                for k in range(6):
-                    running[k] += (bits >> k) & 1
-            h = _mix(h, c)
-            ascii = ascii and c < 128
-            j += 1
-        length = j - i
-        # seen this raw word before?
-        slot = <Py_ssize_t>(h & <cnp.uint64_t>raw_mask)
-        found = False
-        while True:
-            e = raw_slots[slot]
-            if e < 0:
-                break
-            if raw_hash[e] == h and raw[e, 1] == length:
-                k = 0
-                while k < length and (PyUnicode_READ(kind, data, raw[e, 0] + k)
-                                      == PyUnicode_READ(kind, data, i + k)):
-                    k += 1
-                if k == length:
-                    found = True
-                    id_ = raw[e, 2]
-                    break
-            slot = (slot + 1) & raw_mask
-        if not found:
-            raw_slot = slot
-            if ascii:
-                a, b = i, j
-                while a < b and classes[PyUnicode_READ(kind, data, a)] & 1:
-                    a += 1
-                while b > a and classes[PyUnicode_READ(kind, data, b - 1)] & 1:
-                    b -= 1
-                th = FNV_OFFSET
-                for k in range(a, b):
-                    th = _mix(th, _lower_ascii(PyUnicode_READ(kind, data, k)))
-                id_ = table.find(kind, data, a, b - a, th, True, &slot)
-                if id_ < 0:
-                    word = PyUnicode_New(b - a, 127)
-                    out = PyUnicode_1BYTE_DATA(word)
-                    for k in range(a, b):
-                        out[k - a] = <Py_UCS1>_lower_ascii(PyUnicode_READ(kind, data, k))
-                    id_ = table.add(word, th, slot)
-            else:
-                word = text[i:j].lower().strip(trimmed)
-                th = _str_hash(word)
-                id_ = table.find_str(word, th, &slot)
-                if id_ < 0:
-                    id_ = table.add(word, th, slot)
-            raw[n_raw, 0] = i
-            raw[n_raw, 1] = length
-            raw[n_raw, 2] = id_
-            raw_hash[n_raw] = h
-            raw_slots[raw_slot] = <int>n_raw
-            n_raw += 1
-        ids[t] = id_
-        t += 1
-        if j >= n:
-            break
-        while p < m and positions[p] <= j:  # the space at j
-            for k in range(7):
-                counts[p, k] = running[k]
-            p += 1
-        bits = classes[32]
-        for k in range(6):
-            running[k] += (bits >> k) & 1
-        running[6] += 1
-        i = j + 1
-    while p < m:
-        for k in range(7):
-            counts[p, k] = running[k]
-        p += 1
+    cdef _Scan scan
+    scan.text = <PyObject*>text
+    scan.trimmed = <PyObject*>trimmed
+    scan.positions = &positions[0] if m else NULL
+    scan.m = m
+    scan.classes = &classes[0]
+    scan.cap = <cnp.uint32_t>(classes.shape[0] - 1)
+    scan.counts = <long long*>cnp.PyArray_DATA(counts_a)
+    scan.ids = <long long*>cnp.PyArray_DATA(ids_a)
+    if kind == 1:
+        _scan_words(<const cnp.uint8_t*>data, n, kind, data, &scan, table, tokens)
+    elif kind == 2:
+        _scan_words(<const cnp.uint16_t*>data, n, kind, data, &scan, table, tokens)
+    else:
+        _scan_words(<const cnp.uint32_t*>data, n, kind, data, &scan, table, tokens)
     flags_a = np.zeros(len(table.words), dtype=np.bool_)
     cdef cnp.npy_bool[:] flags = flags_a
     for word in marked:
@@ -987,32 +1041,220 @@ def page_words(str text, const long long[:] positions, const cnp.uint8_t[:] clas
     return table.words, ids_a, counts_a, flags_a
 
 
-def element_counts(const int[:] tag_ids, const int[:] markup_bytes,
-                   const cnp.uint32_t[:] hosts, const int[:] family_of_tag, int n_families,
-                   int link_tag, int image_tag, cnp.uint32_t page_host,
-                   const long long[:] positions):
-    """Per position of ``positions`` (sorted), running counts over the elements before it:
-    links, images, markup bytes, links going somewhere, of those the ones staying on
-    the site (relative or to ``page_host``), then elements per tag family
-    (``family_of_tag``: per tag id, its family or -1). What ``denoise.features`` sums
-    with one prefix sum over a matrix of indicators, without the matrix."""
-    cdef Py_ssize_t n = tag_ids.shape[0]
-    cdef Py_ssize_t m = positions.shape[0]
-    cdef Py_ssize_t width = 5 + n_families
-    counts_a = np.zeros((m, width), dtype=np.int64)
-    cdef long long[:, :] counts = counts_a
-    running_a = np.zeros(width, dtype=np.int64)
-    cdef long long[:] running = running_a
-    cdef Py_ssize_t i, k, p = 0
-    cdef int tag, family
-    cdef cnp.uint32_t host
-    for i in range(n + 1):
-        while p < m and positions[p] <= i:
-            for k in range(width):
-                counts[p, k] = running[k]
-            p += 1
-        if i == n:
+cdef struct _Scan:
+    PyObject* text
+    PyObject* trimmed
+    const long long* positions
+    Py_ssize_t m
+    const cnp.uint8_t* classes
+    cnp.uint32_t cap
+    long long* counts  # (m, 7), C order
+    long long* ids
+
+
+cdef Py_ssize_t _count_spaces(const _chars* s, Py_ssize_t n) noexcept nogil:
+    cdef Py_ssize_t i, spaces = 0
+    for i in range(n):
+        spaces += s[i] == 32
+    return spaces
+
+
+cdef int _scan_words(const _chars* s, Py_ssize_t n, int kind, void* data, _Scan* scan,
+                     _StringTable table, Py_ssize_t tokens) except -1:
+    """The loop of ``page_words``, for one width of characters."""
+    cdef Py_ssize_t i = 0, j, k, a, b, p = 0, t = 0, slot, raw_slot, length, n_raw = 0
+    cdef Py_ssize_t raw_size = 8
+    cdef Py_ssize_t m = scan.m
+    cdef const long long* positions = scan.positions
+    cdef const cnp.uint8_t* classes = scan.classes
+    cdef cnp.uint32_t cap = scan.cap
+    cdef long long* counts = scan.counts
+    cdef cnp.uint32_t c
+    cdef cnp.uint8_t bits
+    cdef cnp.uint64_t h, th
+    cdef bint ascii, found
+    cdef long long id_
+    cdef long long running[7]
+    cdef str word
+    cdef Py_UCS1* out
+    cdef int e
+    for k in range(7):
+        running[k] = 0
+    while raw_size < 2 * tokens:
+        raw_size <<= 1
+    # the distinct raw words (spans of the text) with their word's id
+    raw_slots_a = np.full(raw_size, -1, dtype=np.int32)
+    raw_a = np.empty((tokens, 3), dtype=np.int64)  # start, length, id
+    raw_hash_a = np.empty(tokens, dtype=np.uint64)
+    cdef int* raw_slots = <int*>cnp.PyArray_DATA(raw_slots_a)
+    cdef long long* raw = <long long*>cnp.PyArray_DATA(raw_a)
+    cdef cnp.uint64_t* raw_hash = <cnp.uint64_t*>cnp.PyArray_DATA(raw_hash_a)
+    cdef Py_ssize_t raw_mask = raw_size - 1
+    while True:
+        # one word: [i, j)
+        h = FNV_OFFSET
+        ascii = True
+        j = i
+        while j < n:
+            while p < m and positions[p] <= j:
+                for k in range(7):
+                    counts[7 * p + k] = running[k]
+                p += 1
+            c = s[j]
+            if c == 32:
+                break
+            bits = classes[c if c < cap else cap]
+            if bits:
+                for k in range(6):
+                    running[k] += (bits >> k) & 1
+            h = _mix(h, c)
+            ascii = ascii & (c < 128)
+            j += 1
+        length = j - i
+        # seen this raw word before?
+        slot = <Py_ssize_t>(h & <cnp.uint64_t>raw_mask)
+        found = False
+        while True:
+            e = raw_slots[slot]
+            if e < 0:
+                break
+            if raw_hash[e] == h and raw[3 * e + 1] == length:
+                k = 0
+                a = raw[3 * e]
+                while k < length and s[a + k] == s[i + k]:
+                    k += 1
+                if k == length:
+                    found = True
+                    id_ = raw[3 * e + 2]
+                    break
+            slot = (slot + 1) & raw_mask
+        if not found:
+            raw_slot = slot
+            if ascii:
+                a, b = i, j
+                while a < b and classes[s[a]] & 1:
+                    a += 1
+                while b > a and classes[s[b - 1]] & 1:
+                    b -= 1
+                th = FNV_OFFSET
+                for k in range(a, b):
+                    th = _mix(th, _lower_ascii(s[k]))
+                id_ = table.find(kind, data, a, b - a, th, True, &slot)
+                if id_ < 0:
+                    word = PyUnicode_New(b - a, 127)
+                    out = PyUnicode_1BYTE_DATA(word)
+                    for k in range(a, b):
+                        out[k - a] = <Py_UCS1>_lower_ascii(s[k])
+                    id_ = table.add(word, th, slot)
+            else:
+                word = (<str>scan.text)[i:j].lower().strip(<str>scan.trimmed)
+                th = _str_hash(word)
+                id_ = table.find_str(word, th, &slot)
+                if id_ < 0:
+                    id_ = table.add(word, th, slot)
+            raw[3 * n_raw] = i
+            raw[3 * n_raw + 1] = length
+            raw[3 * n_raw + 2] = id_
+            raw_hash[n_raw] = h
+            raw_slots[raw_slot] = <int>n_raw
+            n_raw += 1
+        scan.ids[t] = id_
+        t += 1
+        if j >= n:
             break
+        while p < m and positions[p] <= j:  # the space at j
+            for k in range(7):
+                counts[7 * p + k] = running[k]
+            p += 1
+        bits = classes[32]
+        for k in range(6):
+            running[k] += (bits >> k) & 1
+        running[6] += 1
+        i = j + 1
+    while p < m:
+        for k in range(7):
+            counts[7 * p + k] = running[k]
+        p += 1
+    return 0
+
+
+def node_rows(
+    const long long[:] starts, const long long[:] ends, const long long[:, :] token_spans,
+    const double[:, :] in_chars, const double[:] kl, const double[:] title,
+    const int[:] elements, const int[:] block_spans,
+    const int[:] subtree_ends, const int[:] tag_ids, const int[:] parents, const int[:] depths,
+    const int[:] lines, const int[:] markup_bytes, const cnp.uint32_t[:] hosts,
+    const cnp.uint8_t[:] cues, const int[:] tag_family, const int[:] own_family,
+    int link_tag, int image_tag, cnp.uint32_t page_host,
+    const long long[:] chunk_starts, const long long[:] chunk_ends,
+    const cnp.npy_bool[:] chunk_in_link, Py_ssize_t n_tokens, Py_ssize_t page_chars,
+):
+    """The feature rows of a page's scored blocks (``denoise.features.FEATURE_NAMES``),
+    given their text bounds, words and character counts, KL divergence and title share.
+
+    One pass over the page's elements keeps running counts (links, images, markup
+    bytes, link targets, tag families), sibling ranks and inherited class / id cues;
+    since the blocks are subtrees in document order, a stack of the open ones gives
+    each its counts when the pass leaves it. ``block_spans`` holds each block's chunk
+    range, flattened. Returns the rows (float32), the arguments of the seven
+    ``log1p`` columns (float64, a row each; numpy takes the logarithms, so they are
+    its to the last bit) and the images per block. Every other column is the
+    Python steps' arithmetic, operation for operation.
+    """
+    cdef Py_ssize_t n = elements.shape[0]
+    cdef Py_ssize_t n_el = tag_ids.shape[0]
+    cdef Py_ssize_t n_chunks = chunk_starts.shape[0]
+    cdef Py_ssize_t i, k, k2, b, top = 0, next_node = 0
+    rows_a = np.zeros((n, 61), dtype=np.float32)
+    logs_a = np.empty((7, n), dtype=np.float64)
+    images_a = np.empty(n, dtype=np.float64)
+    cdef float[:, :] rows = rows_a
+    cdef double[:, :] logs = logs_a
+    cdef double[:] images = images_a
+    if n == 0:
+        return rows_a, logs_a, images_a
+    # running counts at each block's start and end: links, images, bytes, targets,
+    # intra-site targets, seven tag families
+    at_start_a = np.empty((n, 12), dtype=np.int64)
+    inside_a = np.empty((n, 12), dtype=np.int64)
+    stack_a = np.empty(n, dtype=np.int64)
+    inherited_a = np.empty(n_el, dtype=np.uint8)
+    children_a = np.zeros(n_el + 1, dtype=np.int64)
+    rank_a = np.empty(n, dtype=np.float64)
+    anchor_a = np.zeros(n_chunks + 1, dtype=np.int64)
+    cdef long long[:, :] at_start = at_start_a
+    cdef long long[:, :] inside = inside_a
+    cdef long long[:] stack = stack_a
+    cdef cnp.uint8_t[:] inherited = inherited_a
+    cdef long long[:] children = children_a
+    cdef double[:] rank = rank_a
+    cdef long long[:] anchor_prefix = anchor_a
+    cdef long long running[12]
+    cdef int tag, family, parent
+    cdef cnp.uint32_t host
+    for k in range(12):
+        running[k] = 0
+    for i in range(n_el + 1):
+        while top > 0 and subtree_ends[elements[stack[top - 1]]] <= i:
+            top -= 1
+            b = stack[top]
+            for k in range(12):
+                inside[b, k] = running[k] - at_start[b, k]
+        if i == n_el:
+            break
+        parent = parents[i]
+        inherited[i] = cues[i] | (inherited[parent] if parent >= 0 else 0)
+        k = parent if parent >= 0 else n_el  # roots share a slot
+        if next_node < n and elements[next_node] == i:
+            rank[next_node] = <double>children[k]
+            if top > 0 and subtree_ends[i] > subtree_ends[elements[stack[top - 1]]]:
+                raise ValueError("blocks must be nested subtrees in document order")
+            for k2 in range(12):
+                at_start[next_node, k2] = running[k2]
+            stack[top] = next_node
+            top += 1
+            next_node += 1
+        children[k] += 1
         tag = tag_ids[i]
         if tag == link_tag:
             running[0] += 1
@@ -1024,20 +1266,85 @@ def element_counts(const int[:] tag_ids, const int[:] markup_bytes,
         elif tag == image_tag:
             running[1] += 1
         running[2] += markup_bytes[i]
-        family = family_of_tag[tag]
+        family = tag_family[tag]
         if family >= 0:
             running[5 + family] += 1
-    while p < m:
-        for k in range(width):
-            counts[p, k] = running[k]
-        p += 1
-    return counts_a
+    if next_node < n:
+        raise ValueError("blocks must be elements of the page, in document order")
+    for i in range(n_chunks):
+        anchor_prefix[i + 1] = anchor_prefix[i] + (
+            chunk_ends[i] - chunk_starts[i] if chunk_in_link[i] else 0)
+
+    cdef double chars, words, safe_chars, safe_words, links, element_count, anchor
+    cdef double targets, depth, siblings, max_line = 1.0, max_depth = 1.0
+    cdef double tokens = <double>(n_tokens if n_tokens > 1 else 1)
+    cdef double elements_total = <double>(n_el if n_el > 1 else 1)
+    cdef int e, c
+    cdef cnp.uint8_t own, up
+    for i in range(n_el):
+        if lines[i] > max_line:
+            max_line = lines[i]
+        if depths[i] > max_depth:
+            max_depth = depths[i]
+    for b in range(n):
+        e = elements[b]
+        chars = <double>(ends[b] - starts[b])
+        words = <double>(token_spans[b, 1] - token_spans[b, 0])
+        safe_chars = chars if chars > 1.0 else 1.0
+        safe_words = words if words > 1.0 else 1.0
+        links = <double>inside[b, 0]
+        element_count = <double>(subtree_ends[e] - e)
+        anchor = <double>(anchor_prefix[block_spans[2 * b + 1]] - anchor_prefix[block_spans[2 * b]])
+        targets = <double>inside[b, 3]
+        depth = <double>depths[e]
+        parent = parents[e]
+        siblings = <double>children[parent if parent >= 0 else n_el]
+        logs[0, b] = chars
+        logs[1, b] = words
+        logs[2, b] = links
+        logs[3, b] = <double>inside[b, 1]
+        logs[4, b] = element_count
+        logs[5, b] = rank[b]
+        logs[6, b] = siblings
+        images[b] = <double>inside[b, 1]
+        rows[b, 2] = <float>(chars / safe_words)
+        for k in range(3):
+            rows[b, 3 + k] = <float>(in_chars[b, k] / safe_chars)
+            rows[b, 6 + k] = <float>(in_chars[b, 3 + k] / safe_words)
+        rows[b, 12] = <float>(links / safe_words)
+        rows[b, 13] = <float>(anchor / safe_chars)
+        rows[b, 14] = <float>(words * anchor / safe_chars / (links if links > 1.0 else 1.0))
+        rows[b, 15] = <float>(<double>inside[b, 4] / (targets if targets > 1.0 else 1.0)
+                              if targets > 0 else 0.5)
+        rows[b, 16] = <float>(chars / max(chars + <double>inside[b, 2], 1.0))
+        for k in range(7):
+            rows[b, 17 + k] = <float>(<double>inside[b, 5 + k] / element_count)
+        rows[b, 24] = <float>(words / tokens)
+        rows[b, 25] = <float>(element_count / elements_total)
+        rows[b, 26] = <float>kl[b]
+        rows[b, 27] = <float>title[b]
+        rows[b, 28] = <float>(<double>lines[e] / max_line)
+        rows[b, 29] = <float>depth
+        rows[b, 30] = <float>(depth / max_depth)
+        rows[b, 33] = <float>(rank[b] / (siblings if siblings > 1.0 else 1.0))
+        rows[b, 34] = <float>(<double>starts[b] / <double>page_chars)
+        rows[b, 35] = <float>(<double>(page_chars - ends[b]) / <double>page_chars)
+        rows[b, 36] = <float>(<double>e / elements_total)
+        c = own_family[tag_ids[e]]
+        if c >= 0:
+            rows[b, 37 + c] = 1.0
+        own = cues[e]
+        up = inherited[e]
+        for k in range(8):
+            rows[b, 45 + k] = <float>((own >> k) & 1)
+            rows[b, 53 + k] = <float>((up >> k) & 1)
+    return rows_a, logs_a, images_a
 
 
-def token_sums(const long long[:] word_ids, const long long[:] token_ids,
-               const double[:] weights, const long long[:, :] spans):
-    """Per span of tokens: the sum of its words' ``weights`` (``word_ids``: per distinct
-    word of the page, its index in ``weights`` or -1 for none) and how many have one.
+def token_sums(const double[:] word_weights, const cnp.npy_bool[:] word_known,
+               const long long[:] token_ids, const long long[:, :] spans):
+    """Per span of tokens: the sum of its words' weights (per distinct word of the
+    page: ``word_weights``, counted where ``word_known``) and how many are known.
 
     Sums are differences of a running sum in token order, as ``np.cumsum`` makes them,
     so they equal ``denoise.model``'s numpy path to the last bit.
@@ -1046,44 +1353,70 @@ def token_sums(const long long[:] word_ids, const long long[:] token_ids,
     cdef Py_ssize_t m = spans.shape[0]
     prefix_a = np.empty(n + 1, dtype=np.float64)
     known_a = np.empty(n + 1, dtype=np.int64)
-    cdef double[:] prefix = prefix_a
-    cdef long long[:] known = known_a
+    cdef double* prefix = <double*>cnp.PyArray_DATA(prefix_a)
+    cdef long long* known = <long long*>cnp.PyArray_DATA(known_a)
     total_a = np.empty(m, dtype=np.float64)
     words_a = np.empty(m, dtype=np.float64)
-    cdef double[:] total = total_a
-    cdef double[:] words = words_a
+    cdef double* total = <double*>cnp.PyArray_DATA(total_a)
+    cdef double* words = <double*>cnp.PyArray_DATA(words_a)
     cdef Py_ssize_t i
     cdef long long w
     prefix[0] = 0.0
     known[0] = 0
     for i in range(n):
-        w = word_ids[token_ids[i]]
-        prefix[i + 1] = prefix[i] + (weights[w] if w >= 0 else 0.0)
-        known[i + 1] = known[i] + (w >= 0)
+        w = token_ids[i]
+        prefix[i + 1] = prefix[i] + (word_weights[w] if word_known[w] else 0.0)
+        known[i + 1] = known[i] + (word_known[w] != 0)
     for i in range(m):
         total[i] = prefix[spans[i, 1]] - prefix[spans[i, 0]]
         words[i] = <double>(known[spans[i, 1]] - known[spans[i, 0]])
     return total_a, words_a
 
 
-def forest_proba(const TreeNode[::1] nodes, const float[::1] value, const int[::1] roots,
-                 const int[::1] steps, const float[:, ::1] X):
+def forest_proba(const TreeNode[::1] nodes, const int[::1] roots, const int[::1] steps,
+                 const float[:, ::1] X):
     """Mean leaf value over the trees for each row of ``X`` (see ``denoise.model``).
 
-    Nodes are packed one struct each (16 bytes), and leaves loop onto themselves
-    (feature 0, both children the leaf), so with ``steps[t]`` tree ``t``'s depth every
-    walk takes the same number of steps without a test for leaves, a step picks a
-    child by a mask rather than a branch, and eight rows go down a tree together so
-    their loads overlap; one tree at a time stays in the cache. Each row sums the
-    trees in order.
+    A node is 8 bytes: threshold (or a leaf's value), feature and where its children
+    are (the left one next, a leaf its own child). So with
+    ``steps[t]`` tree ``t``'s depth every walk takes the same number of steps without
+    a test for leaves, a step picks the child by masks rather than a branch, eight
+    rows go down a tree together so their loads overlap, and one tree at a time stays
+    in the cache. Each row sums the trees in order.
     """
     cdef Py_ssize_t n = X.shape[0]
-    cdef Py_ssize_t width = X.shape[1]
     cdef Py_ssize_t trees = roots.shape[0]
     out_a = np.zeros(n, dtype=np.float64)
     cdef double[:] out = out_a
     if n == 0:
         return out_a
+    cdef Py_ssize_t i, t, k
+    cdef int s, root
+    cdef cnp.uint32_t go, right
+    cdef int at[8]
+    cdef const float* row[8]
+    cdef const TreeNode* tree = &nodes[0]
+    cdef const TreeNode* node
+    for t in range(trees):
+        root = roots[t]
+        i = 0
+        while i < n:
+            for k in range(8):  # past the last row, walk it again and drop the result
+                row[k] = &X[min(i + k, n - 1), 0]
+                at[k] = root
+            for s in range(steps[t]):
+                for k in range(8):
+                    node = tree + at[k]
+                    go = 0u - <cnp.uint32_t>(row[k][node.feature] <= node.value)
+                    right = node.right
+                    at[k] += <int>(right ^ ((node.inner ^ right) & go))
+            for k in range(min(8, n - i)):
+                out[i + k] += tree[at[k]].value
+            i += 8
+    if trees:
+        for i in range(n):
+            out[i] = out[i] / trees
+    return out_a
     cdef Py_ssize_t i, t, k
     cdef int s, root, go
     cdef int at[8]

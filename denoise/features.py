@@ -345,44 +345,10 @@ def _text_stats(text: str, starts: np.ndarray, ends: np.ndarray, title: set[str]
     return words, ids, token_spans, _char_class_counts(codes, starts, ends), in_title
 
 
-def _element_counts(dom: DomIndex, markup: tuple[np.ndarray, np.ndarray, np.ndarray],
-                    is_link: np.ndarray, is_image: np.ndarray, page_host: int,
-                    elements: np.ndarray, element_ends: np.ndarray) -> np.ndarray:
-    """Per node (the elements ``[elements, element_ends)``): links, images, markup bytes,
-    links going somewhere, those staying on the site, and elements of each tag family
-    (float64, one column each).
-
-    Per-element indicators are stacked into one matrix, so a single prefix sum and one
-    pair of lookups give every node's counts; compiled, one pass over the elements
-    keeps running counts instead of the matrix.
-    """
-    markup_bytes, link_hosts, _ = markup
-    tag_ids, vocab = dom.tag_ids, dom.vocab
-    family_lut = _family_lut(vocab, _TAG_FAMILY)
-    n = len(elements)
-    if _compiled is not None:
-        positions, order = _sorted_positions(elements, element_ends)
-        counts = _compiled.element_counts(
-            tag_ids.astype(np.int32, copy=False), markup_bytes.astype(np.int32, copy=False),
-            link_hosts.astype(np.uint32, copy=False), family_lut, len(TAG_FAMILIES),
-            vocab.index("a") if "a" in vocab else -1,
-            vocab.index("img") if "img" in vocab else -1, page_host, positions)
-        counts = _unsorted(counts, order)
-        return (counts[n:] - counts[:n]).astype(np.float64)
-    n_elements = len(tag_ids)
-    real_links = is_link & (link_hosts != 1)
-    family = family_lut[tag_ids]
-    indicators = np.zeros((n_elements, 5 + len(TAG_FAMILIES) + 1), dtype=np.float64)
-    indicators[:, 0] = is_link
-    indicators[:, 1] = is_image
-    indicators[:, 2] = markup_bytes
-    indicators[:, 3] = real_links
-    indicators[:, 4] = real_links & ((link_hosts == 0) | (link_hosts == page_host))
-    family_column = np.where(family >= 0, 5 + family, indicators.shape[1] - 1)  # -1: spare
-    indicators[np.arange(n_elements), family_column] = 1.0
-    summed = np.zeros((n_elements + 1, indicators.shape[1]))
-    np.cumsum(indicators, axis=0, out=summed[1:])
-    return (summed[element_ends] - summed[elements])[:, :-1]
+#: The columns of FEATURE_NAMES that are the logarithm of a count (``log1p``).
+_LOG_COLUMNS = [FEATURE_NAMES.index(name) for name in (
+    "log_chars", "log_words", "log_links", "log_images", "log_elements", "sibling_index",
+    "siblings")]
 
 
 def page_features(dom: DomIndex, blocks: PageBlocks,
@@ -391,9 +357,10 @@ def page_features(dom: DomIndex, blocks: PageBlocks,
 
     Every count is a difference of running counts over the page's elements, characters
     or words at the nodes' bounds, so nothing loops over blocks; the counting passes
-    are compiled where the extension is built (same numbers as the Python steps).
+    and the rows are compiled where the extension is built (the same numbers as the
+    Python steps, which are the reference).
     """
-    _, link_hosts, cues = markup
+    _, link_hosts, _ = markup
     eligible = eligible_blocks(blocks, MIN_CHARS, MIN_UNIQUE_WORDS)
     nodes = np.flatnonzero(eligible).astype(np.int32)
     n = len(nodes)
@@ -407,44 +374,117 @@ def page_features(dom: DomIndex, blocks: PageBlocks,
     text = blocks.text
     starts, ends = blocks.bounds
     starts, ends = starts[nodes], ends[nodes]
-    chars = (ends - starts).astype(np.float64)
     # words, and characters: punctuation, digits, capitals, sentence marks, commas, separators
     words_list, token_ids, token_spans, in_chars, in_title = _text_stats(
         text, starts, ends, _title_words(dom))
+    # words: title overlap and KL divergence to the rest of the page
+    title_words, kl = _word_features(len(words_list), token_ids, token_spans, in_title)
+    vocab = dom.vocab
+    is_link = dom.tag_ids == (vocab.index("a") if "a" in vocab else -1)
+    page_host = _page_host(blocks.page, link_hosts[is_link & (link_hosts > 1)])
+    stats = _TextStats(starts=starts, ends=ends, token_spans=token_spans, n_tokens=len(token_ids),
+                       in_chars=in_chars, kl=kl, title_words=title_words)
+    if _compiled is not None and n:
+        matrix, images = _rows_compiled(dom, blocks, markup, nodes, stats, page_host)
+    else:
+        matrix, images = _rows_python(dom, blocks, markup, nodes, stats, page_host)
+    areas = (ends - starts).astype(np.float64) + IMAGE_AREA * images
+    return PageFeatures(blocks=blocks, nodes=nodes, parents=parents.astype(np.int32),
+                        weights=weights, areas=areas, matrix=matrix, words=words_list,
+                        token_ids=token_ids, token_spans=token_spans.astype(np.int64))
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class _TextStats:
+    """What the rows take from the page's text, per node."""
+
+    starts: np.ndarray  # int64: where the node's text starts in the page text
+    ends: np.ndarray  # int64
+    token_spans: np.ndarray  # int64 (nodes, 2)
+    n_tokens: int  # words of the page
+    in_chars: np.ndarray  # float64 (nodes, 6): characters of each class
+    kl: np.ndarray  # float64
+    title_words: np.ndarray  # float64
+
+
+def _rows_compiled(dom: DomIndex, blocks: PageBlocks,
+                   markup: tuple[np.ndarray, np.ndarray, np.ndarray], nodes: np.ndarray,
+                   stats: _TextStats, page_host: int) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`_rows_python`, in one compiled pass over the elements (numpy takes the
+    logarithms, so they are the same to the last bit)."""
+    markup_bytes, link_hosts, cues = markup
+    vocab = dom.vocab
+    int32 = np.int32
+    rows, logs, images = _compiled.node_rows(
+        stats.starts, stats.ends, stats.token_spans, stats.in_chars, stats.kl,
+        stats.title_words, blocks.elements[nodes].astype(int32),
+        blocks.spans[nodes].astype(int32).ravel(), dom.subtree_ends.astype(int32, copy=False),
+        dom.tag_ids.astype(int32, copy=False), dom.parents.astype(int32, copy=False),
+        dom.depths.astype(int32, copy=False), dom.lines.astype(int32, copy=False),
+        markup_bytes.astype(int32, copy=False), link_hosts.astype(np.uint32, copy=False),
+        cues.astype(np.uint8, copy=False), _family_lut(vocab, _TAG_FAMILY),
+        _family_lut(vocab, _OWN_FAMILY), vocab.index("a") if "a" in vocab else -1,
+        vocab.index("img") if "img" in vocab else -1, page_host,
+        blocks.chunk_starts.astype(np.int64, copy=False),
+        blocks.chunk_ends.astype(np.int64, copy=False),
+        blocks.chunk_in_link.astype(bool, copy=False), stats.n_tokens,
+        max(len(blocks.text), 1))
+    rows[:, _LOG_COLUMNS] = np.log1p(logs).T
+    return rows, images
+
+
+def _rows_python(dom: DomIndex, blocks: PageBlocks,
+                 markup: tuple[np.ndarray, np.ndarray, np.ndarray], nodes: np.ndarray,
+                 stats: _TextStats, page_host: int) -> tuple[np.ndarray, np.ndarray]:
+    """The feature rows of the nodes (float32, columns as in FEATURE_NAMES) and their
+    images. Per-element indicators are stacked into one matrix, so a single prefix sum
+    and one pair of lookups give every node's counts."""
+    markup_bytes, link_hosts, cues = markup
+    n = len(nodes)
+    starts, ends, token_spans = stats.starts, stats.ends, stats.token_spans
+    chars = (ends - starts).astype(np.float64)
     words = (token_spans[:, 1] - token_spans[:, 0]).astype(np.float64)
     safe_words = np.maximum(words, 1.0)
     safe_chars = np.maximum(chars, 1.0)
-    per_char = in_chars[:, :3] / safe_chars[:, None]
-    per_word = in_chars[:, 3:] / safe_words[:, None]
+    per_char = stats.in_chars[:, :3] / safe_chars[:, None]
+    per_word = stats.in_chars[:, 3:] / safe_words[:, None]
 
     # chunks: anchor text characters
     anchor_chars = _prefix(blocks.chunk_chars() * blocks.chunk_in_link)
     spans = blocks.spans[nodes]
     anchor = anchor_chars[spans[:, 1]] - anchor_chars[spans[:, 0]]
 
-    # elements: links, images, markup, link targets, tag families
+    # elements: links, images, markup, link targets, tag families, in one prefix sum
     elements = blocks.elements[nodes]
     element_ends = dom.subtree_ends[elements]
     n_elements = len(dom.tag_ids)
     vocab, tag_ids = dom.vocab, dom.tag_ids
     is_link = tag_ids == (vocab.index("a") if "a" in vocab else -1)
     is_image = tag_ids == (vocab.index("img") if "img" in vocab else -1)
-    page_host = _page_host(blocks.page, link_hosts[is_link & (link_hosts > 1)])
-    inside = _element_counts(dom, markup, is_link, is_image, page_host, elements, element_ends)
+    real_links = is_link & (link_hosts != 1)
+    family = _family_lut(vocab, _TAG_FAMILY)[tag_ids]
+    indicators = np.zeros((n_elements, 5 + len(TAG_FAMILIES) + 1), dtype=np.float64)
+    indicators[:, 0] = is_link
+    indicators[:, 1] = is_image
+    indicators[:, 2] = markup_bytes
+    indicators[:, 3] = real_links
+    indicators[:, 4] = real_links & ((link_hosts == 0) | (link_hosts == page_host))
+    family_column = np.where(family >= 0, 5 + family, indicators.shape[1] - 1)  # -1: spare
+    indicators[np.arange(n_elements), family_column] = 1.0
+    summed = np.zeros((n_elements + 1, indicators.shape[1]))
+    np.cumsum(indicators, axis=0, out=summed[1:])
+    inside = summed[element_ends] - summed[elements]
     links, images, html_bytes, target_links, intra_links = inside[:, :5].T
     element_count = (element_ends - elements).astype(np.float64)
-    tag_shares = inside[:, 5:] / element_count[:, None]
+    tag_shares = inside[:, 5:-1] / element_count[:, None]
     own_family = _family_lut(vocab, _OWN_FAMILY)[tag_ids[elements]]
     own = np.eye(len(OWN_TAGS) + 1)[own_family][:, :-1]  # family -1: no column set
     cue_bits_ = np.stack((cues[elements], or_down(dom.parents, cues)[elements]), axis=1)
     cue_columns = np.unpackbits(cue_bits_[:, :, None], axis=2, bitorder="little")
     cue_columns = cue_columns[:, :, : len(CUES)].reshape(n, 2 * len(CUES))
 
-    # words: title overlap and KL divergence to the rest of the page
-    title_words, kl = _word_features(len(words_list), token_ids, token_spans, in_title)
-
     # position
-    page_chars = max(len(text), 1)
+    page_chars = max(len(blocks.text), 1)
     max_line = max(int(dom.lines.max()) if n_elements else 1, 1)
     depths = dom.depths[elements].astype(np.float64)
     max_depth = max(float(dom.depths.max()) if n_elements else 1.0, 1.0)
@@ -457,18 +497,15 @@ def page_features(dom: DomIndex, blocks: PageBlocks,
         anchor / safe_chars, words * anchor / safe_chars / np.maximum(links, 1.0),
         np.where(target_links > 0, intra_links / np.maximum(target_links, 1.0), 0.5),
         chars / np.maximum(chars + html_bytes, 1.0), tag_shares,
-        words / max(len(token_ids), 1), element_count / max(n_elements, 1), kl, title_words,
-        dom.lines[elements] / max_line, depths, depths / max_depth,
+        words / max(stats.n_tokens, 1), element_count / max(n_elements, 1), stats.kl,
+        stats.title_words, dom.lines[elements] / max_line, depths, depths / max_depth,
         np.log1p(sibling_index), np.log1p(siblings), sibling_index / np.maximum(siblings, 1),
         starts / page_chars, (page_chars - ends) / page_chars, elements / max(n_elements, 1),
         own, cue_columns,
     ]
     matrix = np.column_stack(columns).astype(np.float32) if n else np.zeros(
         (0, len(FEATURE_NAMES)), dtype=np.float32)
-    areas = chars + IMAGE_AREA * images
-    return PageFeatures(blocks=blocks, nodes=nodes, parents=parents.astype(np.int32),
-                        weights=weights, areas=areas, matrix=matrix, words=words_list,
-                        token_ids=token_ids, token_spans=token_spans.astype(np.int64))
+    return matrix, images
 
 
 def _page_host(page: Page, hosts: np.ndarray) -> int:
@@ -494,8 +531,8 @@ def _word_features(vocab_size: int, ids: np.ndarray, token_spans: np.ndarray,
         return np.zeros(n), np.zeros(n)
     lengths = token_spans[:, 1] - token_spans[:, 0]
     if _compiled is not None:
-        marked = np.where(in_title, 0, -1).astype(np.int64)
-        title_count = _compiled.token_sums(marked, ids, np.zeros(1), token_spans)[1]
+        title_count = _compiled.token_sums(np.zeros(len(in_title)), in_title, ids,
+                                           token_spans)[1]
         kl = _compiled.node_kl(ids, token_spans, vocab_size)
     else:
         title_prefix = _prefix(in_title.astype(np.float64)[ids])

@@ -227,30 +227,33 @@ class TemplateModel:
         if not hasattr(self, "vocabulary_"):
             raise RuntimeError("TemplateModel is not fitted yet: call fit() or load()")
 
-    def _word_ids(self, words: list[str]) -> np.ndarray:
-        """Per distinct word of a page, its vocabulary index, -1 when out of vocabulary.
+    def _word_table(self) -> object:
+        """The vocabulary and its weights as a compiled hash table, made on first use
+        (once per model, again if it is fitted or loaded anew)."""
+        cached = self.__dict__.get("_word_table_cache")
+        if cached is None or cached[0] is not self.vocabulary_:
+            words = sorted(self.vocabulary_, key=self.vocabulary_.__getitem__)
+            weights = self.word_log_odds_ if self.text else None
+            cached = self._word_table_cache = (
+                self.vocabulary_, _compiled.WordTable(words, weights))
+        return cached[1]
 
-        Compiled, through a hash table of the vocabulary made on first use (once per
-        model); hits are confirmed letter by letter, so the ids are the dict's.
-        """
+    def _word_ids(self, words: list[str]) -> np.ndarray:
+        """Per distinct word of a page, its vocabulary index, -1 when out of vocabulary
+        (compiled: the table's hits are confirmed letter by letter, so the dict's)."""
         if _compiled is None:
             return np.fromiter(map(self.vocabulary_.get, words, repeat(-1)), dtype=np.int64,
                                count=len(words))
-        cached = self.__dict__.get("_word_table")
-        if cached is None or cached[0] is not self.vocabulary_:  # fitted or loaded anew
-            vocabulary = sorted(self.vocabulary_, key=self.vocabulary_.__getitem__)
-            cached = self._word_table = (self.vocabulary_, _compiled.WordTable(vocabulary))
-        return cached[1].lookup(words)
+        return self._word_table().lookup(words)
 
     def word_scores(self, features: PageFeatures) -> np.ndarray:
         """The Naive Bayes columns of every node: log-odds, per word, log words known."""
-        word_ids = self._word_ids(features.words)
         spans = features.token_spans
         if _compiled is not None:
-            total, words = _compiled.token_sums(word_ids, features.token_ids,
-                                                self.word_log_odds_, spans)
+            weights, known = self._word_table().weigh(features.words)
+            total, words = _compiled.token_sums(weights, known, features.token_ids, spans)
         else:
-            ids = word_ids[features.token_ids]
+            ids = self._word_ids(features.words)[features.token_ids]
             # -1 (not in the vocabulary, which may be empty) picks the appended 0
             weights = np.append(self.word_log_odds_, 0.0)[ids]
             known = np.zeros(len(ids) + 1)
@@ -446,8 +449,8 @@ def _checked_forest(forest: dict[str, np.ndarray], width: int) -> dict[str, np.n
     return out
 
 
-_PACKED_NODE = np.dtype([("feature", "<i4"), ("threshold", "<f4"), ("left", "<i4"),
-                         ("right", "<i4")])
+_PACKED_NODE = np.dtype([("value", "<f4"), ("feature", "u1"), ("inner", "u1"),
+                         ("right", "<u2")])
 
 
 def _float32_floor(values: np.ndarray) -> np.ndarray:
@@ -473,32 +476,43 @@ def _tree_steps(forest: dict[str, np.ndarray]) -> np.ndarray:
     return steps
 
 
-def _packed(forest: dict[str, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
-    """The forest's nodes as one array of 16-byte structs, leaves looping onto
-    themselves, and each tree's depth: what the compiled walk takes, made once per model."""
-    packed = forest.get("_packed")
-    if packed is None:
-        leaf = forest["feature"] < 0
-        index = np.arange(len(leaf), dtype=np.int32)
-        packed = np.empty(len(leaf), dtype=_PACKED_NODE)
-        packed["feature"] = np.where(leaf, 0, forest["feature"])
-        packed["threshold"] = np.where(
-            leaf, 0.0, _float32_floor(forest["threshold"].astype(np.float64)))
-        packed["left"] = np.where(leaf, index, forest["left"])
-        packed["right"] = np.where(leaf, index, forest["right"])
+def _packed(forest: dict[str, np.ndarray]) -> tuple[np.ndarray, np.ndarray] | None:
+    """The forest as the compiled walk takes it (made once per model), and each tree's
+    depth: 8 bytes a node, its threshold (a leaf: its value), feature and how far on
+    its children are, the left one being the next node as scikit-learn lays trees
+    out. Small nodes keep more of the forest in the cache between pages. None for a
+    forest that does not fit (another layout, over 256 features, a right child 65,536
+    nodes on or more): numpy walks it."""
+    if "_packed" not in forest:
+        feature, left, right = forest["feature"], forest["left"], forest["right"]
+        leaf = feature < 0
+        index = np.arange(len(leaf), dtype=np.int64)
+        inner = ~leaf
+        delta = np.where(leaf, 0, right.astype(np.int64) - index)
+        fits = (bool((left[inner] == index[inner] + 1).all()) and feature.max(initial=0) < 256
+                and delta.max(initial=0) < 2**16)
+        packed = None
+        if fits:
+            packed = np.empty(len(leaf), dtype=_PACKED_NODE)
+            packed["value"] = np.where(leaf, forest["value"].astype(np.float32),
+                                       _float32_floor(forest["threshold"].astype(np.float64)))
+            packed["feature"] = np.where(leaf, 0, feature)
+            packed["inner"] = inner
+            packed["right"] = delta
         forest["_packed"] = packed
         forest["_steps"] = _tree_steps(forest)
-    return packed, forest["_steps"]
+    if forest["_packed"] is None:
+        return None
+    return forest["_packed"], forest["_steps"]
 
 
 def _forest_proba(forest: dict[str, np.ndarray], X: np.ndarray) -> np.ndarray:
     """Mean leaf probability over the trees (compiled where built)."""
-    if _compiled is not None:
-        packed, steps = _packed(forest)
-        return _compiled.forest_proba(
-            packed, np.ascontiguousarray(forest["value"], dtype=np.float32),
-            np.ascontiguousarray(forest["roots"], dtype=np.int32), steps,
-            np.ascontiguousarray(X, dtype=np.float32))
+    packed = _packed(forest) if _compiled is not None else None
+    if packed is not None:
+        nodes, steps = packed
+        return _compiled.forest_proba(nodes, np.ascontiguousarray(forest["roots"], dtype=np.int32),
+                                      steps, np.ascontiguousarray(X, dtype=np.float32))
     return _forest_proba_python(forest, X)
 
 

@@ -393,6 +393,10 @@ def test_word_table_gives_the_vocabulary_dicts_indices():
     want = [vocabulary.index(w) if w in vocabulary else -1 for w in probes]
     np.testing.assert_array_equal(table.lookup(probes), want)
     assert table.lookup([]).shape == (0,)
+    weights = np.arange(len(vocabulary)) - 2.5
+    weighed = model_module._compiled.WordTable(vocabulary, weights).weigh(probes)
+    np.testing.assert_array_equal(weighed[1], np.array(want) >= 0)
+    np.testing.assert_array_equal(weighed[0], np.where(np.array(want) >= 0, weights[want], 0.0))
     again = pickle.loads(pickle.dumps(table))  # noqa: S301 - our own object, in a test
     np.testing.assert_array_equal(again.lookup(probes), want)
     with pytest.raises(ValueError, match="twice"):
