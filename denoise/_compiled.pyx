@@ -591,6 +591,32 @@ cdef unsigned int _cues_of(const unsigned char* value) noexcept nogil:
     return bits
 
 
+cdef struct _Markup:
+    int* sizes
+    cnp.uint32_t* hosts
+    cnp.uint8_t* cues
+    Py_ssize_t capacity
+
+
+cdef int _grow(_Markup* out, Py_ssize_t wanted) except -1:
+    """Room for ``wanted`` elements in each array (doubling)."""
+    cdef Py_ssize_t capacity = max(wanted, 2 * out.capacity, 256)
+    cdef void* sizes = PyMem_Realloc(out.sizes, capacity * sizeof(int))
+    if sizes is NULL:
+        raise MemoryError()
+    out.sizes = <int*>sizes
+    cdef void* hosts = PyMem_Realloc(out.hosts, capacity * sizeof(cnp.uint32_t))
+    if hosts is NULL:
+        raise MemoryError()
+    out.hosts = <cnp.uint32_t*>hosts
+    cdef void* cues = PyMem_Realloc(out.cues, capacity)
+    if cues is NULL:
+        raise MemoryError()
+    out.cues = <cnp.uint8_t*>cues
+    out.capacity = capacity
+    return 0
+
+
 def markup_stats(root):
     """Per element in walk order: bytes of its tags and attributes, the host hash of
     its ``href`` (``<a>`` only, 0 otherwise; see ``_host_hash``), and the cue bits of
@@ -598,42 +624,55 @@ def markup_stats(root):
     cdef cetree._Element top = <cetree._Element?>root
     cdef xmlNode* start = top._c_node
     cdef xmlNode* node
-    cdef xmlNode* child
     cdef xmlAttr* attr
     cdef const unsigned char* value
-    cdef Py_ssize_t count = 0
     cdef Py_ssize_t index = 0
     cdef Py_ssize_t size, name_size
-    cdef unsigned int hashed
-    node = start
-    while node is not NULL:  # count, as the walk does
-        count += 1
-        node = _next_element(node, start)
-    bytes_a = np.empty(count, dtype=np.int32)
-    hosts_a = np.zeros(count, dtype=np.uint32)
-    cues_a = np.zeros(count, dtype=np.uint8)
-    cdef int[:] markup = bytes_a
-    cdef cnp.uint32_t[:] hosts = hosts_a
-    cdef cnp.uint8_t[:] cues = cues_a
-    node = start
-    while node is not NULL:
-        name_size = strlen(<const char*>node.name)
-        size = 2 * name_size + 5
-        attr = node.properties
-        while attr is not NULL:
-            value = <const unsigned char*>b""
-            if attr.children is not NULL and attr.children.content is not NULL:
-                value = <const unsigned char*>attr.children.content
-            size += strlen(<const char*>attr.name) + strlen(<const char*>value) + 4
-            if strncmp(<const char*>attr.name, "class", 6) == 0 or strncmp(<const char*>attr.name, "id", 3) == 0:
-                cues[index] |= _cues_of(value)
-            elif (name_size == 1 and node.name[0] == 97
-                  and strncmp(<const char*>attr.name, "href", 5) == 0):
-                hosts[index] = _host_hash(value)
-            attr = attr.next
-        markup[index] = <int>min(size, 2147483647)
-        index += 1
-        node = _next_element(node, start)
+    cdef cnp.uint8_t cues
+    cdef cnp.uint32_t host
+    cdef _Markup out
+    out.sizes = NULL
+    out.hosts = NULL
+    out.cues = NULL
+    out.capacity = 0
+    try:
+        node = start
+        while node is not NULL:
+            if index == out.capacity:
+                _grow(&out, index + 1)
+            name_size = strlen(<const char*>node.name)
+            size = 2 * name_size + 5
+            cues = 0
+            host = 0
+            attr = node.properties
+            while attr is not NULL:
+                value = <const unsigned char*>b""
+                if attr.children is not NULL and attr.children.content is not NULL:
+                    value = <const unsigned char*>attr.children.content
+                size += strlen(<const char*>attr.name) + strlen(<const char*>value) + 4
+                if (strncmp(<const char*>attr.name, "class", 6) == 0
+                        or strncmp(<const char*>attr.name, "id", 3) == 0):
+                    cues |= _cues_of(value)
+                elif (name_size == 1 and node.name[0] == 97
+                      and strncmp(<const char*>attr.name, "href", 5) == 0):
+                    host = _host_hash(value)
+                attr = attr.next
+            out.sizes[index] = <int>min(size, 2147483647)
+            out.hosts[index] = host
+            out.cues[index] = cues
+            index += 1
+            node = _next_element(node, start)
+        bytes_a = np.empty(index, dtype=np.int32)
+        hosts_a = np.empty(index, dtype=np.uint32)
+        cues_a = np.empty(index, dtype=np.uint8)
+        if index:
+            memcpy(cnp.PyArray_DATA(bytes_a), out.sizes, index * sizeof(int))
+            memcpy(cnp.PyArray_DATA(hosts_a), out.hosts, index * sizeof(cnp.uint32_t))
+            memcpy(cnp.PyArray_DATA(cues_a), out.cues, index)
+    finally:
+        PyMem_Free(out.sizes)
+        PyMem_Free(out.hosts)
+        PyMem_Free(out.cues)
     return bytes_a, hosts_a, cues_a
 
 
@@ -1442,3 +1481,37 @@ def forest_proba(const TreeNode[::1] nodes, const int[::1] roots, const int[::1]
         for i in range(n):
             out[i] = out[i] / trees
     return out_a
+
+
+def scored_tree(const cnp.npy_bool[:] eligible, const int[:] parents):
+    """The scored blocks of a page as a tree: their indices, each one's nearest scored
+    ancestor (as a node, -1 for none) and its weight, 1 plus the unscored blocks
+    whose nearest scored ancestor it is (see ``denoise.features.page_features``)."""
+    cdef Py_ssize_t n = eligible.shape[0]
+    cdef Py_ssize_t i, count = 0
+    cdef int parent
+    for i in range(n):
+        count += eligible[i] != 0
+    nearest_a = np.empty(n, dtype=np.int32)
+    nodes_a = np.empty(count, dtype=np.int32)
+    node_parents_a = np.empty(count, dtype=np.int32)
+    weights_a = np.ones(count, dtype=np.float64)
+    cdef int* nearest = <int*>cnp.PyArray_DATA(nearest_a)
+    cdef int* nodes = <int*>cnp.PyArray_DATA(nodes_a)
+    cdef int* node_parents = <int*>cnp.PyArray_DATA(node_parents_a)
+    cdef double* weights = <double*>cnp.PyArray_DATA(weights_a)
+    cdef int node = 0
+    for i in range(n):
+        parent = parents[i]
+        if parent >= i or parent < -1:
+            raise ValueError("parents must precede their children (preorder), -1 for roots")
+        if eligible[i]:
+            nodes[node] = <int>i
+            node_parents[node] = nearest[parent] if parent >= 0 else -1
+            nearest[i] = node
+            node += 1
+        else:
+            nearest[i] = nearest[parent] if parent >= 0 else -1
+            if nearest[i] >= 0:
+                weights[nearest[i]] += 1.0
+    return nodes_a, node_parents_a, weights_a

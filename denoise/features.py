@@ -2,9 +2,11 @@
 
 A page is parsed and walked once (:mod:`denoise.blocks`); a second, compiled pass
 reads what the walk does not keep (markup bytes, link targets, class / id words).
-Every per-block number is then a difference of prefix sums over the page's
-elements, characters or words, so a page costs a few dozen numpy calls whatever
-its size: no loop over blocks.
+Every per-block number is then a difference of running counts over the page's
+elements, characters or words: no loop over blocks. Where the extension is built,
+one compiled pass over the text gives the words and character classes and one
+over the elements the rows (:func:`page_features`); the numpy steps beside them
+are the fallback and the reference the tests hold them to.
 
 Which blocks are scored: the ``regions`` of the page with at least 40 characters
 and 3 distinct words under a block that has them too (Kołcz & Yih 4.1's rule,
@@ -345,6 +347,25 @@ def _text_stats(text: str, starts: np.ndarray, ends: np.ndarray, title: set[str]
     return words, ids, token_spans, _char_class_counts(codes, starts, ends), in_title
 
 
+def _scored_tree(eligible: np.ndarray, block_parents: np.ndarray,
+                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The scored blocks (``eligible``) of a page as a tree: their indices, each one's
+    nearest scored ancestor as a node (-1 for none), and its weight, 1 plus the hidden
+    blocks whose nearest scored ancestor it is."""
+    if _compiled is not None:
+        return _compiled.scored_tree(eligible.astype(bool, copy=False),
+                                     block_parents.astype(np.int32, copy=False))
+    nodes = np.flatnonzero(eligible).astype(np.int32)
+    n = len(nodes)
+    marks = np.where(eligible, np.cumsum(eligible) - 1, -1).astype(np.int32)
+    nearest = fill_down(block_parents, marks)
+    parents = block_parents[nodes]
+    parents = np.where(parents >= 0, nearest[np.maximum(parents, 0)], -1).astype(np.int32)
+    hidden = ~eligible & (nearest >= 0)
+    weights = 1.0 + np.bincount(nearest[hidden], minlength=n)[:n].astype(np.float64)
+    return nodes, parents, weights
+
+
 #: The columns of FEATURE_NAMES that are the logarithm of a count (``log1p``).
 _LOG_COLUMNS = [FEATURE_NAMES.index(name) for name in (
     "log_chars", "log_words", "log_links", "log_images", "log_elements", "sibling_index",
@@ -360,16 +381,9 @@ def page_features(dom: DomIndex, blocks: PageBlocks,
     and the rows are compiled where the extension is built (the same numbers as the
     Python steps, which are the reference).
     """
-    _, link_hosts, _ = markup
-    eligible = eligible_blocks(blocks, MIN_CHARS, MIN_UNIQUE_WORDS)
-    nodes = np.flatnonzero(eligible).astype(np.int32)
+    nodes, parents, weights = _scored_tree(eligible_blocks(blocks, MIN_CHARS, MIN_UNIQUE_WORDS),
+                                           blocks.parents)
     n = len(nodes)
-    marks = np.where(eligible, np.cumsum(eligible) - 1, -1).astype(np.int32)
-    nearest = fill_down(blocks.parents, marks)
-    block_parents = blocks.parents[nodes]
-    parents = np.where(block_parents >= 0, nearest[np.maximum(block_parents, 0)], -1)
-    hidden = ~eligible & (nearest >= 0)
-    weights = 1.0 + np.bincount(nearest[hidden], minlength=n)[:n].astype(np.float64)
 
     text = blocks.text
     starts, ends = blocks.bounds
@@ -379,9 +393,7 @@ def page_features(dom: DomIndex, blocks: PageBlocks,
         text, starts, ends, _title_words(dom))
     # words: title overlap and KL divergence to the rest of the page
     title_words, kl = _word_features(len(words_list), token_ids, token_spans, in_title)
-    vocab = dom.vocab
-    is_link = dom.tag_ids == (vocab.index("a") if "a" in vocab else -1)
-    page_host = _page_host(blocks.page, link_hosts[is_link & (link_hosts > 1)])
+    page_host = _page_host(blocks.page, dom, markup)
     stats = _TextStats(starts=starts, ends=ends, token_spans=token_spans, n_tokens=len(token_ids),
                        in_chars=in_chars, kl=kl, title_words=title_words)
     if _compiled is not None and n:
@@ -389,7 +401,7 @@ def page_features(dom: DomIndex, blocks: PageBlocks,
     else:
         matrix, images = _rows_python(dom, blocks, markup, nodes, stats, page_host)
     areas = (ends - starts).astype(np.float64) + IMAGE_AREA * images
-    return PageFeatures(blocks=blocks, nodes=nodes, parents=parents.astype(np.int32),
+    return PageFeatures(blocks=blocks, nodes=nodes, parents=parents,
                         weights=weights, areas=areas, matrix=matrix, words=words_list,
                         token_ids=token_ids, token_spans=token_spans.astype(np.int64))
 
@@ -508,13 +520,17 @@ def _rows_python(dom: DomIndex, blocks: PageBlocks,
     return matrix, images
 
 
-def _page_host(page: Page, hosts: np.ndarray) -> int:
+def _page_host(page: Page, dom: DomIndex,
+               markup: tuple[np.ndarray, np.ndarray, np.ndarray]) -> int:
     """The page's own host hash: from its URL, else its commonest link host."""
     own = site_of(page.url)
     if own:
         if _compiled is not None:
             return int(_compiled.host_hash(own.encode("utf-8", "replace")))
         return host_hash(own)
+    link_hosts = markup[1]
+    is_link = dom.tag_ids == (dom.vocab.index("a") if "a" in dom.vocab else -1)
+    hosts = link_hosts[is_link & (link_hosts > 1)]
     if not len(hosts):
         return 0
     values, counts = np.unique(hosts, return_counts=True)

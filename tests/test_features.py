@@ -449,3 +449,14 @@ def test_compiled_features_equal_python_on_edge_cases(html, monkeypatch):
 ], ids=lambda page: page.url or "hand")
 def test_compiled_features_equal_python_on_generated_pages(page, monkeypatch):
     assert_same_features(*both_paths(page, monkeypatch))
+
+
+@compiled
+def test_compiled_scored_tree_refuses_parents_out_of_preorder():
+    with pytest.raises(ValueError, match="preorder"):
+        features._compiled.scored_tree(np.ones(3, dtype=bool), np.array([-1, 2, 0], np.int32))
+    nodes, parents, weights = features._compiled.scored_tree(
+        np.array([True, False, True, False]), np.array([-1, 0, 1, 2], np.int32))
+    np.testing.assert_array_equal(nodes, [0, 2])
+    np.testing.assert_array_equal(parents, [-1, 0])
+    np.testing.assert_array_equal(weights, [2.0, 2.0])
