@@ -11,7 +11,7 @@ follow it, up to the next element.
 import numpy as np
 
 cimport numpy as cnp
-from cpython.mem cimport PyMem_Free, PyMem_Realloc
+from cpython.mem cimport PyMem_Free, PyMem_Malloc, PyMem_Realloc
 from cpython.ref cimport PyObject
 from cpython.unicode cimport (
     Py_UCS1,
@@ -23,7 +23,7 @@ from cpython.unicode cimport (
     PyUnicode_READ,
 )
 from libc.math cimport log
-from libc.string cimport memcmp, memcpy, strlen, strncmp, strstr
+from libc.string cimport memcmp, memcpy, memset, strlen, strncmp, strstr
 
 cdef extern from "<strings.h>" nogil:
     int strncasecmp(const char* a, const char* b, size_t n)
@@ -1237,8 +1237,9 @@ def node_rows(
     each its counts when the pass leaves it. ``block_spans`` holds each block's chunk
     range, flattened. Returns the rows (float32), the arguments of the seven
     ``log1p`` columns (float64, a row each; numpy takes the logarithms, so they are
-    its to the last bit) and the images per block. Every other column is the
-    Python steps' arithmetic, operation for operation.
+    its to the last bit) and the images per block; None when the blocks are not
+    distinct elements, nested and in document order (the ``regions`` always are).
+    Every other column is the Python steps' arithmetic, operation for operation.
     """
     cdef Py_ssize_t n = elements.shape[0]
     cdef Py_ssize_t n_el = tag_ids.shape[0]
@@ -1252,131 +1253,136 @@ def node_rows(
     cdef double[:] images = images_a
     if n == 0:
         return rows_a, logs_a, images_a
-    # running counts at each block's start and end: links, images, bytes, targets,
-    # intra-site targets, seven tag families
-    at_start_a = np.empty((n, 12), dtype=np.int64)
-    inside_a = np.empty((n, 12), dtype=np.int64)
-    stack_a = np.empty(n, dtype=np.int64)
-    inherited_a = np.empty(n_el, dtype=np.uint8)
-    children_a = np.zeros(n_el + 1, dtype=np.int64)
-    rank_a = np.empty(n, dtype=np.float64)
-    anchor_a = np.zeros(n_chunks + 1, dtype=np.int64)
-    cdef long long[:, :] at_start = at_start_a
-    cdef long long[:, :] inside = inside_a
-    cdef long long[:] stack = stack_a
-    cdef cnp.uint8_t[:] inherited = inherited_a
-    cdef long long[:] children = children_a
-    cdef double[:] rank = rank_a
-    cdef long long[:] anchor_prefix = anchor_a
+    # scratch: running counts at each block's start, counts inside each block (links,
+    # images, bytes, targets, intra-site targets, seven tag families), the stack of
+    # open blocks, children seen per parent, each block's rank among its siblings,
+    # anchor characters before each chunk; and the inherited cue bits per element
+    cdef long long* scratch = <long long*>PyMem_Malloc(
+        (26 * n + n_el + 1 + n_chunks + 1) * sizeof(long long) + n_el)
+    if scratch is NULL:
+        raise MemoryError()
+    cdef long long* at_start = scratch
+    cdef long long* inside = at_start + 12 * n
+    cdef long long* stack = inside + 12 * n
+    cdef long long* rank = stack + n
+    cdef long long* children = rank + n
+    cdef long long* anchor_prefix = children + n_el + 1
+    cdef cnp.uint8_t* inherited = <cnp.uint8_t*>(anchor_prefix + n_chunks + 1)
+    memset(children, 0, (n_el + 1) * sizeof(long long))
     cdef long long running[12]
     cdef int tag, family, parent
     cdef cnp.uint32_t host
-    for k in range(12):
-        running[k] = 0
-    for i in range(n_el + 1):
-        while top > 0 and subtree_ends[elements[stack[top - 1]]] <= i:
-            top -= 1
-            b = stack[top]
-            for k in range(12):
-                inside[b, k] = running[k] - at_start[b, k]
-        if i == n_el:
-            break
-        parent = parents[i]
-        inherited[i] = cues[i] | (inherited[parent] if parent >= 0 else 0)
-        k = parent if parent >= 0 else n_el  # roots share a slot
-        if next_node < n and elements[next_node] == i:
-            rank[next_node] = <double>children[k]
-            if top > 0 and subtree_ends[i] > subtree_ends[elements[stack[top - 1]]]:
-                raise ValueError("blocks must be nested subtrees in document order")
-            for k2 in range(12):
-                at_start[next_node, k2] = running[k2]
-            stack[top] = next_node
-            top += 1
-            next_node += 1
-        children[k] += 1
-        tag = tag_ids[i]
-        if tag == link_tag:
-            running[0] += 1
-            host = hosts[i]
-            if host != 1:
-                running[3] += 1
-                if host == 0 or host == page_host:
-                    running[4] += 1
-        elif tag == image_tag:
-            running[1] += 1
-        running[2] += markup_bytes[i]
-        family = tag_family[tag]
-        if family >= 0:
-            running[5 + family] += 1
-    if next_node < n:
-        raise ValueError("blocks must be elements of the page, in document order")
-    for i in range(n_chunks):
-        anchor_prefix[i + 1] = anchor_prefix[i] + (
-            chunk_ends[i] - chunk_starts[i] if chunk_in_link[i] else 0)
-
     cdef double chars, words, safe_chars, safe_words, links, element_count, anchor
     cdef double targets, depth, siblings, max_line = 1.0, max_depth = 1.0
     cdef double tokens = <double>(n_tokens if n_tokens > 1 else 1)
     cdef double elements_total = <double>(n_el if n_el > 1 else 1)
     cdef int e, c
     cdef cnp.uint8_t own, up
-    for i in range(n_el):
-        if lines[i] > max_line:
-            max_line = lines[i]
-        if depths[i] > max_depth:
-            max_depth = depths[i]
-    for b in range(n):
-        e = elements[b]
-        chars = <double>(ends[b] - starts[b])
-        words = <double>(token_spans[b, 1] - token_spans[b, 0])
-        safe_chars = chars if chars > 1.0 else 1.0
-        safe_words = words if words > 1.0 else 1.0
-        links = <double>inside[b, 0]
-        element_count = <double>(subtree_ends[e] - e)
-        anchor = <double>(anchor_prefix[block_spans[2 * b + 1]] - anchor_prefix[block_spans[2 * b]])
-        targets = <double>inside[b, 3]
-        depth = <double>depths[e]
-        parent = parents[e]
-        siblings = <double>children[parent if parent >= 0 else n_el]
-        logs[0, b] = chars
-        logs[1, b] = words
-        logs[2, b] = links
-        logs[3, b] = <double>inside[b, 1]
-        logs[4, b] = element_count
-        logs[5, b] = rank[b]
-        logs[6, b] = siblings
-        images[b] = <double>inside[b, 1]
-        rows[b, 2] = <float>(chars / safe_words)
-        for k in range(3):
-            rows[b, 3 + k] = <float>(in_chars[b, k] / safe_chars)
-            rows[b, 6 + k] = <float>(in_chars[b, 3 + k] / safe_words)
-        rows[b, 12] = <float>(links / safe_words)
-        rows[b, 13] = <float>(anchor / safe_chars)
-        rows[b, 14] = <float>(words * anchor / safe_chars / (links if links > 1.0 else 1.0))
-        rows[b, 15] = <float>(<double>inside[b, 4] / (targets if targets > 1.0 else 1.0)
-                              if targets > 0 else 0.5)
-        rows[b, 16] = <float>(chars / max(chars + <double>inside[b, 2], 1.0))
-        for k in range(7):
-            rows[b, 17 + k] = <float>(<double>inside[b, 5 + k] / element_count)
-        rows[b, 24] = <float>(words / tokens)
-        rows[b, 25] = <float>(element_count / elements_total)
-        rows[b, 26] = <float>kl[b]
-        rows[b, 27] = <float>title[b]
-        rows[b, 28] = <float>(<double>lines[e] / max_line)
-        rows[b, 29] = <float>depth
-        rows[b, 30] = <float>(depth / max_depth)
-        rows[b, 33] = <float>(rank[b] / (siblings if siblings > 1.0 else 1.0))
-        rows[b, 34] = <float>(<double>starts[b] / <double>page_chars)
-        rows[b, 35] = <float>(<double>(page_chars - ends[b]) / <double>page_chars)
-        rows[b, 36] = <float>(<double>e / elements_total)
-        c = own_family[tag_ids[e]]
-        if c >= 0:
-            rows[b, 37 + c] = 1.0
-        own = cues[e]
-        up = inherited[e]
-        for k in range(8):
-            rows[b, 45 + k] = <float>((own >> k) & 1)
-            rows[b, 53 + k] = <float>((up >> k) & 1)
+    try:
+        for k in range(12):
+            running[k] = 0
+        for i in range(n_el + 1):
+            while top > 0 and subtree_ends[elements[stack[top - 1]]] <= i:
+                top -= 1
+                b = stack[top]
+                for k in range(12):
+                    inside[12 * b + k] = running[k] - at_start[12 * b + k]
+            if i == n_el:
+                break
+            parent = parents[i]
+            inherited[i] = cues[i] | (inherited[parent] if parent >= 0 else 0)
+            k = parent if parent >= 0 else n_el  # roots share a slot
+            if next_node < n and elements[next_node] == i:
+                rank[next_node] = children[k]
+                if top > 0 and subtree_ends[i] > subtree_ends[elements[stack[top - 1]]]:
+                    return None  # not nested
+                for k2 in range(12):
+                    at_start[12 * next_node + k2] = running[k2]
+                stack[top] = next_node
+                top += 1
+                next_node += 1
+            children[k] += 1
+            tag = tag_ids[i]
+            if tag == link_tag:
+                running[0] += 1
+                host = hosts[i]
+                if host != 1:
+                    running[3] += 1
+                    if host == 0 or host == page_host:
+                        running[4] += 1
+            elif tag == image_tag:
+                running[1] += 1
+            running[2] += markup_bytes[i]
+            family = tag_family[tag]
+            if family >= 0:
+                running[5 + family] += 1
+        if next_node < n:
+            return None  # not elements of the page in document order
+        anchor_prefix[0] = 0
+        for i in range(n_chunks):
+            anchor_prefix[i + 1] = anchor_prefix[i] + (
+                chunk_ends[i] - chunk_starts[i] if chunk_in_link[i] else 0)
+
+        for i in range(n_el):
+            if lines[i] > max_line:
+                max_line = lines[i]
+            if depths[i] > max_depth:
+                max_depth = depths[i]
+        for b in range(n):
+            e = elements[b]
+            chars = <double>(ends[b] - starts[b])
+            words = <double>(token_spans[b, 1] - token_spans[b, 0])
+            safe_chars = chars if chars > 1.0 else 1.0
+            safe_words = words if words > 1.0 else 1.0
+            links = <double>inside[12 * b]
+            element_count = <double>(subtree_ends[e] - e)
+            anchor = <double>(anchor_prefix[block_spans[2 * b + 1]]
+                              - anchor_prefix[block_spans[2 * b]])
+            targets = <double>inside[12 * b + 3]
+            depth = <double>depths[e]
+            parent = parents[e]
+            siblings = <double>children[parent if parent >= 0 else n_el]
+            logs[0, b] = chars
+            logs[1, b] = words
+            logs[2, b] = links
+            logs[3, b] = <double>inside[12 * b + 1]
+            logs[4, b] = element_count
+            logs[5, b] = <double>rank[b]
+            logs[6, b] = siblings
+            images[b] = <double>inside[12 * b + 1]
+            rows[b, 2] = <float>(chars / safe_words)
+            for k in range(3):
+                rows[b, 3 + k] = <float>(in_chars[b, k] / safe_chars)
+                rows[b, 6 + k] = <float>(in_chars[b, 3 + k] / safe_words)
+            rows[b, 12] = <float>(links / safe_words)
+            rows[b, 13] = <float>(anchor / safe_chars)
+            rows[b, 14] = <float>(words * anchor / safe_chars / (links if links > 1.0 else 1.0))
+            rows[b, 15] = <float>(<double>inside[12 * b + 4] / (targets if targets > 1.0 else 1.0)
+                                  if targets > 0 else 0.5)
+            rows[b, 16] = <float>(chars / max(chars + <double>inside[12 * b + 2], 1.0))
+            for k in range(7):
+                rows[b, 17 + k] = <float>(<double>inside[12 * b + 5 + k] / element_count)
+            rows[b, 24] = <float>(words / tokens)
+            rows[b, 25] = <float>(element_count / elements_total)
+            rows[b, 26] = <float>kl[b]
+            rows[b, 27] = <float>title[b]
+            rows[b, 28] = <float>(<double>lines[e] / max_line)
+            rows[b, 29] = <float>depth
+            rows[b, 30] = <float>(depth / max_depth)
+            rows[b, 33] = <float>(<double>rank[b] / (siblings if siblings > 1.0 else 1.0))
+            rows[b, 34] = <float>(<double>starts[b] / <double>page_chars)
+            rows[b, 35] = <float>(<double>(page_chars - ends[b]) / <double>page_chars)
+            rows[b, 36] = <float>(<double>e / elements_total)
+            c = own_family[tag_ids[e]]
+            if c >= 0:
+                rows[b, 37 + c] = 1.0
+            own = cues[e]
+            up = inherited[e]
+            for k in range(8):
+                rows[b, 45 + k] = <float>((own >> k) & 1)
+                rows[b, 53 + k] = <float>((up >> k) & 1)
+    finally:
+        PyMem_Free(scratch)
     return rows_a, logs_a, images_a
 
 

@@ -396,10 +396,11 @@ def page_features(dom: DomIndex, blocks: PageBlocks,
     page_host = _page_host(blocks.page, dom, markup)
     stats = _TextStats(starts=starts, ends=ends, token_spans=token_spans, n_tokens=len(token_ids),
                        in_chars=in_chars, kl=kl, title_words=title_words)
-    if _compiled is not None and n:
-        matrix, images = _rows_compiled(dom, blocks, markup, nodes, stats, page_host)
-    else:
-        matrix, images = _rows_python(dom, blocks, markup, nodes, stats, page_host)
+    rows = _rows_compiled(dom, blocks, markup, nodes, stats, page_host) if (
+        _compiled is not None and n) else None
+    if rows is None:  # no extension, no nodes, or blocks that are not nested elements
+        rows = _rows_python(dom, blocks, markup, nodes, stats, page_host)
+    matrix, images = rows
     areas = (ends - starts).astype(np.float64) + IMAGE_AREA * images
     return PageFeatures(blocks=blocks, nodes=nodes, parents=parents,
                         weights=weights, areas=areas, matrix=matrix, words=words_list,
@@ -421,13 +422,14 @@ class _TextStats:
 
 def _rows_compiled(dom: DomIndex, blocks: PageBlocks,
                    markup: tuple[np.ndarray, np.ndarray, np.ndarray], nodes: np.ndarray,
-                   stats: _TextStats, page_host: int) -> tuple[np.ndarray, np.ndarray]:
+                   stats: _TextStats, page_host: int) -> tuple[np.ndarray, np.ndarray] | None:
     """:func:`_rows_python`, in one compiled pass over the elements (numpy takes the
-    logarithms, so they are the same to the last bit)."""
+    logarithms, so they are the same to the last bit); None for blocks that are not
+    distinct elements nested in document order (any segmentation but ``regions``)."""
     markup_bytes, link_hosts, cues = markup
     vocab = dom.vocab
     int32 = np.int32
-    rows, logs, images = _compiled.node_rows(
+    done = _compiled.node_rows(
         stats.starts, stats.ends, stats.token_spans, stats.in_chars, stats.kl,
         stats.title_words, blocks.elements[nodes].astype(int32),
         blocks.spans[nodes].astype(int32).ravel(), dom.subtree_ends.astype(int32, copy=False),
@@ -441,6 +443,9 @@ def _rows_compiled(dom: DomIndex, blocks: PageBlocks,
         blocks.chunk_ends.astype(np.int64, copy=False),
         blocks.chunk_in_link.astype(bool, copy=False), stats.n_tokens,
         max(len(blocks.text), 1))
+    if done is None:
+        return None
+    rows, logs, images = done
     rows[:, _LOG_COLUMNS] = np.log1p(logs).T
     return rows, images
 

@@ -460,3 +460,22 @@ def test_compiled_scored_tree_refuses_parents_out_of_preorder():
     np.testing.assert_array_equal(nodes, [0, 2])
     np.testing.assert_array_equal(parents, [-1, 0])
     np.testing.assert_array_equal(weights, [2.0, 2.0])
+
+
+@compiled
+@pytest.mark.parametrize("scheme", ["blocks", "table-chunks", "layout"])
+def test_compiled_features_equal_python_for_other_segmentations(scheme, monkeypatch):
+    # table chunks are not elements nested in document order: the rows fall back
+    page = page_of(HAND_PAGE.replace("<body>", "<body><table><tr><td>Left cell with enough "
+                                     "words in it</td><td>Right cell, also long enough to "
+                                     "count</td></tr></table>"), url="http://example.com/")
+    root = parse_html(page.html, page.id)
+    dom = features.index_dom(root)
+    blocks = features.segment_dom(page, dom, scheme)
+    markup = features.markup_stats(root)
+    fast = features.page_features(dom, blocks, markup)
+    with monkeypatch.context() as patch:
+        patch.setattr(features, "_compiled", None)
+        slow = features.page_features(dom, blocks, markup)
+    assert len(fast) > 0
+    assert_same_features(fast, slow)
