@@ -732,7 +732,7 @@ def sibling_ranks(const int[:] parents):
     return rank_a, size_a
 
 
-def node_kl(const long long[:] ids, const long long[:, :] spans, Py_ssize_t vocab_size):
+def node_kl(const long long[::1] ids, const long long[:, ::1] spans, Py_ssize_t vocab_size):
     """Per span of ``ids``: KL divergence from its word distribution to the rest of the
     page's, add-one smoothed (see ``denoise.features._kl_python``)."""
     cdef Py_ssize_t n = spans.shape[0]
@@ -740,25 +740,31 @@ def node_kl(const long long[:] ids, const long long[:, :] spans, Py_ssize_t voca
     out_a = np.zeros(n, dtype=np.float64)
     page_a = np.zeros(vocab_size + 1, dtype=np.int64)
     here_a = np.zeros(vocab_size + 1, dtype=np.int64)
-    cdef double[:] out = out_a
-    cdef long long[:] page = page_a
-    cdef long long[:] here = here_a
-    cdef Py_ssize_t i, j, length
+    cdef double* out = <double*>cnp.PyArray_DATA(out_a)
+    cdef long long* page = <long long*>cnp.PyArray_DATA(page_a)
+    cdef long long* here = <long long*>cnp.PyArray_DATA(here_a)
+    cdef const long long* word = &ids[0] if total else NULL
+    cdef Py_ssize_t i, j, start, end, length
     cdef long long w
     cdef double p_block, p_rest, rest, kl
 
     for j in range(total):
-        page[ids[j]] += 1
+        if not 0 <= word[j] < vocab_size:
+            raise ValueError("word ids must be in [0, vocab_size)")
+        page[word[j]] += 1
     for i in range(n):
-        length = spans[i, 1] - spans[i, 0]
+        start, end = spans[i, 0], spans[i, 1]
+        length = end - start
         if length <= 0:
             continue
+        if start < 0 or end > total:
+            raise ValueError("spans must lie within the ids")
         rest = <double>(total - length) + vocab_size
-        for j in range(spans[i, 0], spans[i, 1]):
-            here[ids[j]] += 1
+        for j in range(start, end):
+            here[word[j]] += 1
         kl = 0.0
-        for j in range(spans[i, 0], spans[i, 1]):
-            w = ids[j]
+        for j in range(start, end):
+            w = word[j]
             if here[w] > 0:  # first sight of the word in this span: its term, once
                 p_block = here[w] / <double>length
                 p_rest = (page[w] - here[w] + 1.0) / rest
