@@ -5,6 +5,7 @@ Run (from the repository root; needs the shared corpora):
     python benchmarks/scale.py [--sizes 1000,3000,10000] [--commands apply,kwx,site,dedup]
                                [--work DIR] [--format jsonl|warc] [--distinct]
                                [--speedup-size N] [--no-speedup] [--no-spark]
+                               [--spark-commands kwx,site,dedup]
                                [--wait-idle SECONDS] [--markdown benchmarks/out/scale.md]
 
 The input: JSON lines of ``{url, html}`` (``--format warc``: a WARC.gz of HTTP response
@@ -39,10 +40,12 @@ imports, models), subtracted for the "marginal" figures, which are what linearit
 judged on: CPU per page at the largest size over CPU per page at the smallest. Memory
 growth: peak RSS at the largest size over the smallest. Then ``kwx extract --jobs 1``
 vs ``--jobs 2`` wall time at ``--speedup-size`` (default: the largest size, at most
-10,000), and, when ``kwx extract --help`` offers ``--engine``, ``--engine spark``
-against the embedded engine (``--jobs 1`` and ``--jobs 2``) at the smallest size
-(``--spark-args``, default ``--spark-master local[2]``). Every run also records the load
-of other processes on the machine while it ran (from ``/proc/stat``): the noise.
+10,000), and, for each of ``--spark-commands`` (default kwx, site, dedup) whose
+``--help`` offers ``--engine``, ``--engine spark`` against the embedded engine
+(``--jobs 1`` and ``--jobs 2``) at the smallest size (``--spark-args``, default
+``--spark-master local[2]``), with whether the two outputs are the same bytes. Every
+run also records the load of other processes on the machine while it ran (from
+``/proc/stat``): the noise.
 
 The machine is shared: every run records how many cores other processes kept busy
 while it ran (``/proc/stat``), figures from runs with more than 0.3 are marked ``*``,
@@ -64,6 +67,7 @@ others, so its pair work grows with the square of the number of copies: use
 from __future__ import annotations
 
 import argparse
+import hashlib
 import io
 import json
 import os
@@ -120,9 +124,10 @@ COMMANDS = {c.key: c for c in (
     Command("classify", "mining classify predict", "mining.cli",
             ("classify", "predict", "{input}", "--model", "{model}", "-o", "{out}",
              "--jobs", "{jobs}"), None, True),
-    Command("site", "denoise site", "denoise.cli", ("site", "{input}"), 0.7, False),
-    Command("dedup", "mining dedup", "mining.cli", ("dedup", "{input}", "-o", "{out}"),
+    Command("site", "denoise site", "denoise.cli", ("site", "{input}", "--jobs", "{jobs}"),
             0.7, False),
+    Command("dedup", "mining dedup", "mining.cli",
+            ("dedup", "{input}", "-o", "{out}", "--jobs", "{jobs}"), 0.7, False),
 )}
 BARE = "bare parse"
 
@@ -264,6 +269,14 @@ def wait_idle(limit: float) -> None:
             waited = True
 
 
+def _digest(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as stream:
+        for block in iter(lambda: stream.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
 def measure(work: Path, name: str, argv: list[str], env: dict[str, str],
             out: Path | None = None) -> dict:
     """Run ``argv`` under the probe; its resources, plus the output's line count."""
@@ -283,7 +296,10 @@ def measure(work: Path, name: str, argv: list[str], env: dict[str, str],
         encoding="utf-8", errors="replace").strip().splitlines() or [""])[-1]
     if out is not None and out.exists():
         data["lines"] = _count_lines(out)
+        data["digest"] = _digest(out)
         out.unlink()
+    else:  # the command's output is what it printed
+        data["digest"] = _digest(stdout)
     stdout.unlink(missing_ok=True)
     status = "" if data["code"] == 0 else f"  FAILED (exit {data['code']}): {data['last_line']}"
     print(f"  {name}: {data['wall']:.1f} s wall, {data['cpu']:.1f} CPU s, "
@@ -314,10 +330,14 @@ def bare_parse(work: Path, size: int, source: Path, env: dict[str, str], tag: st
                    [sys.executable, str(PROBE), "parse", str(source)], env)
 
 
-def spark_available(env: dict[str, str]) -> bool:
+def offers_engine(command: Command, env: dict[str, str]) -> bool:
+    """Whether the command's ``--help`` offers ``--engine``."""
+    words = [a for a in command.args if not a.startswith("{")]
+    subcommand = words[:words.index("-o")] if "-o" in words else words[:1]
     help_text = subprocess.run(
-        [sys.executable, "-c", "from kwx.cli import app; app()", "extract", "--help"],
-        env={**env, "COLUMNS": "200"}, capture_output=True, text=True, check=False).stdout
+        [sys.executable, "-c", f"from {command.module} import app; app()", *subcommand,
+         "--help"], env={**env, "COLUMNS": "200"}, capture_output=True, text=True,
+        check=False).stdout
     return "--engine" in help_text
 
 
@@ -458,7 +478,9 @@ def main() -> None:
     parser.add_argument("--no-speedup", action="store_true")
     parser.add_argument("--no-spark", action="store_true")
     parser.add_argument("--spark-args", default="--spark-master local[2]",
-                        help="options for `kwx extract --engine spark`")
+                        help="options for the commands' `--engine spark`")
+    parser.add_argument("--spark-commands", default="kwx,site,dedup",
+                        help="commands run on both engines at the smallest size")
     parser.add_argument("--classify-denoise", choices=("none", "site", "page", "main"),
                         default="page")
     parser.add_argument("--wait-idle", type=float, default=0.0, metavar="SECONDS",
@@ -544,38 +566,43 @@ def main() -> None:
 
         if not args.no_spark:
             size = sizes[0]
-            lines += ["", f"### kwx extract: embedded engine vs Spark local[2] ({size:,} pages)",
-                      ""]
-            if not spark_available(env):
-                print("kwx extract has no --engine option: Spark comparison left out")
-                lines.append("Not available: `kwx extract` has no `--engine` option yet.")
-            else:
-                print(f"kwx extract, embedded vs --engine spark at {size:,} pages:", flush=True)
-                path = source(size)
-                one = results.get(("kwx", size)) or run_command(
-                    work, COMMANDS["kwx"], size, path, env, jobs=1)
-                two = run_command(work, COMMANDS["kwx"], size, path, env, jobs=2,
+            path = source(size)
+            spark_args = shlex.split(args.spark_args)
+            lines += ["", f"### Embedded engine vs Spark ({shlex.join(spark_args)}, "
+                      f"{size:,} pages)", "",
+                      "| command | engine | wall s | CPU s (waited-for tree) | machine busy CPU s "
+                      "| pages per wall second | peak tree RSS MB |",
+                      "|---|---|---:|---:|---:|---:|---:|"]
+            for key in args.spark_commands.split(","):
+                command = COMMANDS[key]
+                if not offers_engine(command, env):
+                    print(f"{command.title} has no --engine option: left out")
+                    lines.append(f"| {command.title} | no `--engine` option | | | | | |")
+                    continue
+                print(f"{command.title}, embedded vs --engine spark at {size:,} pages:",
+                      flush=True)
+                one = results.get((key, size)) or run_command(work, command, size, path, env,
+                                                              jobs=1, model=model)
+                two = run_command(work, command, size, path, env, jobs=2, model=model,
                                   tag="-embedded2")
-                spark_args = shlex.split(args.spark_args)
-                spark = run_command(work, COMMANDS["kwx"], size, path, env, jobs=None,
+                spark = run_command(work, command, size, path, env, jobs=None, model=model,
                                     tag="-spark", extra=["--engine", "spark", *spark_args])
-                lines += ["| engine | wall s | CPU s (waited-for tree) | machine busy CPU s | "
-                          "pages per wall second | peak tree RSS MB |",
-                          "|---|---:|---:|---:|---:|---:|"]
                 for name, data in (("embedded, --jobs 1", one), ("embedded, --jobs 2", two),
-                                   (f"spark, {shlex.join(spark_args)}", spark)):
+                                   ("spark", spark)):
                     if data["code"] != 0:
-                        lines.append(f"| {name} | failed: {data['last_line']} | | | | |")
+                        lines.append(f"| {command.title} | {name} | failed: "
+                                     f"{data['last_line']} | | | | |")
                         continue
-                    lines.append(f"| {name} | {data['wall']:.1f} | {data['cpu']:.1f} | "
-                                 f"{data['machine_busy']:.1f} | {size / data['wall']:,.0f} | "
-                                 f"{data['tree_rss_mb']:.0f} |")
-                if spark["code"] == 0 and two["code"] == 0:
-                    lines += ["", f"Spark takes {_ratio(spark['wall'], two['wall']):.2f}x the "
-                              "wall time of the embedded engine with `--jobs 2`. Spark's JVM "
-                              "and Python workers are not waited for by the command, so their "
-                              "CPU shows only in the machine's busy seconds (which include "
-                              "other users' work)."]
+                    lines.append(f"| {command.title} | {name} | {data['wall']:.1f} | "
+                                 f"{data['cpu']:.1f} | {data['machine_busy']:.1f} | "
+                                 f"{size / data['wall']:,.0f} | {data['tree_rss_mb']:.0f} |")
+                if one["code"] == 0 and spark["code"] == 0:
+                    same = "yes" if one["digest"] == spark["digest"] else "**no**"
+                    lines.append(f"| {command.title} | Spark's output byte for byte the "
+                                 f"embedded one's: {same} | | | | | |")
+            lines += ["", "Spark's JVM and Python workers are not waited for by the command, "
+                      "so their CPU shows only in the machine's busy seconds (which include "
+                      "other users' work)."]
         load_after = os.getloadavg()
         lines += ["", f"Load average (1 min) before / after: {load_before[0]:.2f} / "
                   f"{load_after[0]:.2f}; {time.perf_counter() - started:.0f} s in all."]
