@@ -8,6 +8,7 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import nullcontext
 from enum import StrEnum
+from functools import partial
 from pathlib import Path
 from typing import Annotated, TextIO
 
@@ -17,7 +18,7 @@ from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from denoise.batch import default_jobs
-from denoise.cli_batch import JobsOption
+from denoise.cli_batch import Engine, EngineOption, JobsOption, SparkMasterOption
 from denoise.cli_common import say as _say
 from denoise.decode import DEFAULT_MAX_BYTES
 from denoise.errors import DenoiseError, PageError
@@ -26,6 +27,9 @@ from denoise.page import Page
 from denoise.reader import Skipped, read_pages
 from denoise.site import METHODS, REASONS, Label, LabeledPage, SiteMethod, SiteStore
 from denoise.site.batch import SiteReport, label_sites
+from denoise.spark_engine import SparkJobError, spark_session
+from denoise.spark_frame import spark_work
+from denoise.spark_site import label_sites_spark, merge_report
 
 app = typer.Typer(
     help="Find the template blocks of web pages (navigation, footers, boilerplate).",
@@ -97,6 +101,12 @@ def _block_records(page: LabeledPage, method: type[SiteMethod]) -> list[dict[str
             "example": example,
         })
     return records
+
+
+def _block_lines(page: LabeledPage, method: type[SiteMethod]) -> str:
+    """The ``--out`` lines of a labelled page (made on Spark's executors too)."""
+    return "".join(json.dumps(record, ensure_ascii=False) + "\n"
+                   for record in _block_records(page, method))
 
 
 def version_command() -> None:
@@ -173,6 +183,8 @@ def site_command(
         "--json", help="Print the per-site report as JSON lines.",
     )] = False,
     jobs: JobsOption = None,
+    engine: EngineOption = Engine.EMBEDDED,
+    spark_master: SparkMasterOption = None,
 ) -> None:
     """Label the blocks of many pages as template / content / unknown from site statistics.
 
@@ -190,17 +202,24 @@ def site_command(
         # layout keys mask words by the site's word counts at the time they are made,
         # so keys stored by earlier runs would not match later ones
         raise typer.BadParameter("--structure cannot accumulate in --db; run it in one batch")
+    if engine is Engine.SPARK:
+        _refuse_on_spark(name, structure, db, jobs)
     err = Console(stderr=True)
     started = time.process_time()
     skipped: list[str] = []
     reports: dict[str, SiteReport] = {}
+    if engine is Engine.SPARK:
+        _site_on_spark(err, inputs, theta=theta, contained=contained, site=site,
+                       max_bytes=max_bytes, out=out, spark_master=spark_master,
+                       reports=reports, skipped=skipped)
+        _site_summary(err, reports, skipped, started, out, as_json)
+        return
     store = None
     try:
         if db is not None:
             settings = {"method": name, "scheme": METHODS[name].scheme}
             store = SiteStore(db, settings)
         make = _method_factory(name, theta, structure, contained, store)
-        report_stream = sys.stderr if out is not None and str(out) == "-" else sys.stdout
         with Progress(SpinnerColumn(), TextColumn("{task.description}"), TextColumn(
                 "{task.completed} pages"), TimeElapsedColumn(), console=err, transient=True,
                 disable=not err.is_terminal) as progress:
@@ -226,8 +245,7 @@ def site_command(
                 for page in labelled:
                     reports.setdefault(page.page.site, SiteReport(page.page.site)).add(page)
                     if stream is not None:
-                        for record in _block_records(page, METHODS[name]):
-                            stream.write(json.dumps(record, ensure_ascii=False) + "\n")
+                        stream.write(_block_lines(page, METHODS[name]))
         if store is not None:
             store.close()
     except DenoiseError as error:
@@ -236,6 +254,13 @@ def site_command(
     except ValueError as error:  # a folder or archive whose sites are not contiguous
         _say(err, f"error: {error}; give each site's pages together, or one --site")
         raise typer.Exit(2) from None
+    _site_summary(err, reports, skipped, started, out, as_json)
+
+
+def _site_summary(err: Console, reports: dict[str, SiteReport], skipped: list[str],
+                  started: float, out: Path | None, as_json: bool) -> None:
+    """The per-site report, the closing line, and exit 1 when no page was labelled."""
+    report_stream = sys.stderr if out is not None and str(out) == "-" else sys.stdout
     _print_report(list(reports.values()), report_stream, as_json)
     pages_done = sum(r.pages for r in reports.values())
     _say(err, f"{pages_done} pages labelled in {len(reports)} sites, {len(skipped)} skipped, "
@@ -245,6 +270,49 @@ def site_command(
         _say(err, "error: no page could be labelled")
         raise typer.Exit(1)
 
+
+
+def _refuse_on_spark(method: str, structure: bool, db: Path | None, jobs: int | None) -> None:
+    """The options ``--engine spark`` does not run, as one usage error each."""
+    if method != "fingerprint":
+        raise typer.BadParameter(f"--engine spark runs --method fingerprint only, not {method}: "
+                                 "use --engine embedded")
+    if structure:
+        raise typer.BadParameter("--structure is for --engine embedded (its second pass over "
+                                 "each site's link words is not done on Spark)")
+    if db is not None:
+        raise typer.BadParameter("--db is for --engine embedded (its counts live in a local "
+                                 "SQLite file; Spark counts each run's pages in the cluster)")
+    if jobs is not None:
+        raise typer.BadParameter("--jobs is for --engine embedded; Spark's cores come from "
+                                 "--spark-master (local[N]) or the cluster")
+
+
+def _site_on_spark(err: Console, inputs: list[str], *, theta: float, contained: float | None,
+                   site: str | None, max_bytes: int, out: Path | None,
+                   spark_master: str | None, reports: dict[str, SiteReport],
+                   skipped: list[str]) -> None:
+    """``--engine spark``: the fingerprint method, its counts made by Spark's groupBy
+    (:mod:`denoise.spark_site`); fills ``reports`` and ``skipped`` as the embedded run does."""
+    lines = partial(_block_lines, method=METHODS["fingerprint"]) if out is not None else None
+    try:
+        with (spark_session(spark_master) as spark, spark_work(spark) as tag,
+              atomic_text(out) if out is not None else nullcontext() as stream):
+            for item in label_sites_spark(spark, tag, inputs, theta=theta, contained=contained,
+                                          site=site, max_bytes=max_bytes, lines=lines):
+                if isinstance(item, Skipped | PageError):
+                    skipped.append(str(item))
+                    _say(err, f"skipped {item}")
+                    continue
+                merge_report(reports.setdefault(item.site, SiteReport(item.site)), item.report)
+                if stream is not None and item.text:
+                    stream.write(item.text)
+    except SparkJobError as error:
+        _say(err, f"error: {error}")
+        raise typer.Exit(1) from None
+    except DenoiseError as error:  # Spark is missing or did not start
+        _say(err, f"error: {error}")
+        raise typer.Exit(2) from None
 
 
 def _grouped_by_site(inputs: list[str], site: str | None) -> bool:

@@ -386,21 +386,29 @@ def _spark_errors() -> tuple[type[BaseException], ...]:
 
 def _pages_frame(spark: SparkSession, rows: list[tuple[object, ...]]) -> DataFrame:
     """A DataFrame of page rows made here, sent to the JVM as Arrow (not row by row)."""
+    return _arrow_frame(spark, dict(zip(_PAGES, zip(*rows, strict=True), strict=True)),
+                        _PAGES_SCHEMA)
+
+
+def _arrow_frame(spark: SparkSession, columns: dict[str, Sequence[object]],
+                 schema: str) -> DataFrame:
+    """A DataFrame of columns made here (``schema`` in Spark's DDL), sent as Arrow."""
     import pyarrow as pa
     import pyspark
 
-    table = pa.Table.from_pydict(dict(zip(_PAGES, zip(*rows, strict=True), strict=True)),
-                                 schema=_arrow_schema(_PAGES_SCHEMA))
+    table = pa.Table.from_pydict(columns, schema=_arrow_schema(schema))
     if int(pyspark.__version__.split(".")[0]) >= 4:
         return spark.createDataFrame(table)
-    return spark.createDataFrame(table.to_pandas(), _PAGES_SCHEMA)  # Arrow: _session_conf
+    return spark.createDataFrame(table.to_pandas(), schema)  # Arrow: _session_conf
 
 
 def _arrow_schema(schema: str) -> pa.Schema:
-    """The Arrow schema of one of ours in Spark's DDL (ints, longs and strings)."""
+    """The Arrow schema of one of ours in Spark's DDL (ints, longs, doubles, strings,
+    bytes, and arrays of longs)."""
     import pyarrow as pa
 
-    types = {"int": pa.int32(), "long": pa.int64(), "string": pa.string()}
+    types = {"int": pa.int32(), "long": pa.int64(), "double": pa.float64(),
+             "string": pa.string(), "binary": pa.binary(), "array<long>": pa.list_(pa.int64())}
     return pa.schema([(name, types[kind]) for name, kind in
                       (column.split() for column in schema.split(", "))])
 

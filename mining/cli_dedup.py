@@ -17,7 +17,7 @@ from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
 from denoise.batch import default_jobs, map_pages
 from denoise.cli import InputsArg, _say
-from denoise.cli_batch import JobsOption
+from denoise.cli_batch import Engine, EngineOption, JobsOption, SparkMasterOption
 from denoise.cli_common import fail as _fail
 from denoise.cli_page import MaxBytesOption, _read, _skipper
 from denoise.decode import DEFAULT_MAX_BYTES
@@ -27,11 +27,14 @@ from denoise.main_content import MainContentExtractor, default_extractor
 from denoise.output import atomic_text
 from denoise.page import Page
 from denoise.reader import Skipped, read_pages
+from denoise.spark_engine import SparkJobError, spark_session
+from denoise.spark_frame import spark_work
 from mining.cli import app
 from mining.content import PAGE_RECALL, Denoise, body_words, page_texts
 from mining.dedup import DedupConfig, NearDuplicateIndex, Rule
 from mining.matches import Matches, iter_pairs
 from mining.shingles import shingles_of_words, word_hashes
+from mining.spark_dedup import SparkMatches, match_on_spark
 
 #: Pages sketched together (one numpy product each): large enough to amortise the
 #: per-call cost, small enough that a page's shingles are not held for long.
@@ -128,13 +131,11 @@ def _pages_signed(texts: Iterator[tuple[Page, np.ndarray]], index: NearDuplicate
     parts: list[np.ndarray] = []
     batch: list[np.ndarray] = []
     short = empty = 0
-    after = "" if config.denoise is Denoise.none else " once its template is removed"
     for page, words in texts:
         progress.advance(task)
         if not words.size:
             empty += 1
-            skipped.append(page.id)
-            _say(err, f"skipped {page.id}: no words to shingle{after}")
+            _no_words(err, skipped, page.id, config)
             continue
         short += words.size < config.shingle
         ids.append(page.id)
@@ -146,6 +147,44 @@ def _pages_signed(texts: Iterator[tuple[Page, np.ndarray]], index: NearDuplicate
         parts.append(index.sketch(batch))
     sketches = np.concatenate(parts) if parts else np.empty((0, index.width), index.dtype)
     return ids, sketches, short, empty
+
+
+def _no_words(err: Console, skipped: list[str], page_id: str, config: DedupConfig) -> None:
+    """Name a page without words to shingle (it is skipped)."""
+    skipped.append(page_id)
+    after = "" if config.denoise is Denoise.none else " once its template is removed"
+    _say(err, f"skipped {page_id}: no words to shingle{after}")
+
+
+def _matched_on_spark(err: Console, inputs: list[str], config: DedupConfig,
+                      index: NearDuplicateIndex, *, site: str | None, max_bytes: int,
+                      spark_master: str | None, keep_sketches: bool,
+                      skipped: list[str]) -> tuple[SparkMatches, int]:
+    """``--engine spark`` (:mod:`mining.spark_dedup`): the matches, and how many pages
+    had no words; skipped items named as the embedded run names them."""
+    empty = 0
+
+    def skip(item: Skipped | PageError) -> None:
+        skipped.append(str(item))
+        _say(err, f"skipped {item}")
+
+    def no_words(page_id: str) -> None:
+        nonlocal empty
+        empty += 1
+        _no_words(err, skipped, page_id, config)
+
+    words = WordsJob(config.denoise)
+    try:
+        words.setup()  # here first: a model that cannot load is one clear line
+        with spark_session(spark_master) as spark, spark_work(spark) as tag:
+            found = match_on_spark(spark, tag, inputs, words, index, site=site,
+                                   max_bytes=max_bytes, keep_sketches=keep_sketches,
+                                   on_skip=skip, on_empty=no_words)
+    except SparkJobError as error:
+        raise _fail(err, error, 1) from None
+    except DenoiseError as error:  # Spark is missing or did not start; a model
+        raise _fail(err, error) from None
+    return found, empty
 
 
 def _write_pairs(stream: TextIO, matches: Matches, ids: list[str], old_ids: list[str],
@@ -175,6 +214,16 @@ def _write_clusters(stream: TextIO, matches: Matches, ids: list[str], old_ids: l
         stream.write(json.dumps(record, ensure_ascii=False) + "\n")
         pages += len(cluster.rows)
     return len(clusters), pages
+
+
+def _refuse_on_spark(config: DedupConfig, jobs: int | None) -> None:
+    """The options ``--engine spark`` does not run, as one usage error each."""
+    if config.denoise is Denoise.site:
+        raise typer.BadParameter("--denoise site is for --engine embedded (it fits the "
+                                 "site-level method on each site's pages in one process)")
+    if jobs is not None:
+        raise typer.BadParameter("--jobs is for --engine embedded; Spark's cores come from "
+                                 "--spark-master (local[N]) or the cluster")
 
 
 @app.command("dedup")
@@ -221,6 +270,8 @@ def dedup_command(
         "folder).", show_default=False)] = None,
     max_bytes: MaxBytesOption = DEFAULT_MAX_BYTES,
     jobs: JobsOption = None,
+    engine: EngineOption = Engine.EMBEDDED,
+    spark_master: SparkMasterOption = None,
 ) -> None:
     """Find near-duplicate pages.
 
@@ -244,19 +295,28 @@ def dedup_command(
         ("num_perm", num_perm), ("seed", seed)) if value is not None}
     config, index_ = _config(err, explicit, index)
     skipped: list[str] = []
-    try:
-        with _progress(err) as progress:
-            if jobs is not None and config.denoise is Denoise.site:
-                raise typer.BadParameter("--denoise site compares a site's pages with each "
-                                         "other in one process: --jobs does not apply")
-            words = _page_words(inputs, config, jobs, max_bytes, site, skipped, err)
-            ids, sketches, short, empty = _pages_signed(words, index_, config, skipped, err,
-                                                        progress)
-    except DenoiseError as error:  # the page-level detector's model cannot be loaded
-        raise _fail(err, error) from None
-    if not ids:
+    if engine is Engine.SPARK:
+        _refuse_on_spark(config, jobs)
+        found, empty = _matched_on_spark(err, inputs, config, index_, site=site,
+                                         max_bytes=max_bytes, spark_master=spark_master,
+                                         keep_sketches=save_index is not None,
+                                         skipped=skipped)
+        ids, sketches, short, matches = found.ids, found.sketches, found.short, found.matches
+    else:
+        try:
+            with _progress(err) as progress:
+                if jobs is not None and config.denoise is Denoise.site:
+                    raise typer.BadParameter("--denoise site compares a site's pages with "
+                                             "each other in one process: --jobs does not "
+                                             "apply")
+                words = _page_words(inputs, config, jobs, max_bytes, site, skipped, err)
+                ids, sketches, short, empty = _pages_signed(words, index_, config, skipped,
+                                                            err, progress)
+        except DenoiseError as error:  # the page-level detector's model cannot be loaded
+            raise _fail(err, error) from None
+        matches = index_.match(sketches) if ids else None
+    if not ids or matches is None:
         raise _fail(err, "no page had words to shingle", 1)
-    matches = index_.match(sketches)
     indexed = len(index_)
     try:
         with atomic_text(out) as stream:
@@ -275,6 +335,7 @@ def dedup_command(
         raise _fail(err, f"{out}: cannot write ({error.strerror or error})", 1) from None
     saved = ""
     if save_index is not None:
+        assert sketches is not None  # noqa: S101 - kept when an index is to be saved
         index_.add(ids, sketches)
         try:
             index_.save(save_index, {"inputs": [str(i) for i in inputs]})

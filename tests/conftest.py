@@ -1,3 +1,6 @@
+import importlib.util
+import os
+import shutil
 import sys
 from pathlib import Path
 
@@ -20,3 +23,18 @@ def dev_site_pages():
         pytest.skip(str(missing))
     pages = [p for p in read_pages([archive]) if not isinstance(p, Skipped)]
     return pages[::15]
+
+
+@pytest.fixture(scope="session")
+def spark():
+    """One local[2] Spark session for every ``--engine spark`` test of the run (skips
+    without pyspark or Java); the commands find it active and use it."""
+    if importlib.util.find_spec("pyspark") is None:
+        pytest.skip("pyspark is not installed: pip install '.[spark]'")
+    if shutil.which("java") is None and not os.environ.get("JAVA_HOME"):
+        pytest.skip("Spark needs Java 17 or later")
+    from denoise.spark_engine import spark_session
+
+    with spark_session("local[2]", {"spark.ui.enabled": "false",
+                                     "spark.sql.shuffle.partitions": "4"}) as session:
+        yield session

@@ -1,10 +1,8 @@
-"""``--engine spark`` (denoise.spark_engine): the same output as the embedded engine, on one
-local[2] Spark session for the whole module. The Spark tests are marked ``spark`` and skip
-without pyspark (the [spark] extra) or Java."""
+"""``--engine spark`` (denoise.spark_engine): the same output as the embedded engine, on the
+one local[2] Spark session of the test run (conftest's ``spark``). The Spark tests are marked
+``spark`` and skip without pyspark (the [spark] extra) or Java."""
 
-import importlib.util
 import io
-import os
 import re
 import shutil
 import sys
@@ -18,7 +16,7 @@ from warcio.warcwriter import WARCWriter
 
 from denoise.page import Page
 from denoise.reader import Skipped, read_file_bytes, read_pages
-from denoise.spark_engine import SparkJobError, run_pages_spark, spark_session
+from denoise.spark_engine import SparkJobError, run_pages_spark
 from kwx.cli import ExtractJob, app
 from kwx.extractor import DEFAULT_DF, DEFAULT_RANKER
 from kwx.ranker import shipped
@@ -44,17 +42,6 @@ def summary(errors: list[str]) -> str:
 
 def skipped(errors: list[str]) -> list[str]:
     return [e for e in errors if e.startswith("skipped ")]
-
-
-@pytest.fixture(scope="module")
-def spark():
-    if importlib.util.find_spec("pyspark") is None:
-        pytest.skip("pyspark is not installed: pip install '.[spark]'")
-    if shutil.which("java") is None and not os.environ.get("JAVA_HOME"):
-        pytest.skip("Spark needs Java 17 or later")
-    with spark_session("local[2]", {"spark.ui.enabled": "false",
-                                     "spark.sql.shuffle.partitions": "4"}) as session:
-        yield session
 
 
 @pytest.fixture(scope="module")
