@@ -1,5 +1,7 @@
 """label_sites: a site's pages are held only as long as its statistics need them."""
 
+from dataclasses import replace
+
 import pytest
 from sitegen import generated_site
 
@@ -119,10 +121,11 @@ def test_spilled_pages_are_not_kept_alive_between_fit_and_label(hold_bytes, held
     class Counting(FingerprintMethod):
         def label(self, page):
             gc.collect()
-            alive.append(sum(isinstance(o, PageBlocks) for o in gc.get_objects()))
+            alive.append(sum(isinstance(o, PageBlocks) and o.page.site == "spill.example"
+                             for o in gc.get_objects()))  # this run's pages only
             return super().label(page)
 
-    pages = generated_site(1, 12)
+    pages = [replace(page, site="spill.example") for page in generated_site(1, 12)]
     labelled = label_sites(pages, lambda _: Counting(), hold_bytes=hold_bytes)
     assert sum(1 for _ in labelled) == 12
     # the page being labelled, the one before it, and the one the reader is on
