@@ -1259,6 +1259,22 @@ def node_rows(
     cdef double[:] images = images_a
     if n == 0:
         return rows_a, logs_a, images_a
+    if not (starts.shape[0] == ends.shape[0] == token_spans.shape[0] == in_chars.shape[0]
+            == kl.shape[0] == title.shape[0] == n and block_spans.shape[0] == 2 * n
+            and in_chars.shape[1] >= 6 and token_spans.shape[1] >= 2):
+        raise ValueError("one row of text statistics a block, please")
+    if not (subtree_ends.shape[0] == parents.shape[0] == depths.shape[0] == lines.shape[0]
+            == markup_bytes.shape[0] == hosts.shape[0] == cues.shape[0] == n_el):
+        raise ValueError("one entry a page element in each element array, please")
+    for i in range(n_el):  # what the pass indexes with: checked, not trusted
+        if not (-1 <= parents[i] < i and 0 <= tag_ids[i] < tag_family.shape[0]
+                and tag_ids[i] < own_family.shape[0]):
+            raise ValueError("element parents must precede them; tag ids must be known")
+    for i in range(2 * n):
+        if not 0 <= block_spans[i] <= n_chunks:
+            raise ValueError("block chunk ranges out of range")
+    if chunk_ends.shape[0] != n_chunks or chunk_in_link.shape[0] != n_chunks:
+        raise ValueError("one entry a chunk in each chunk array, please")
     # scratch: running counts at each block's start, counts inside each block (links,
     # images, bytes, targets, intra-site targets, seven tag families), the stack of
     # open blocks, children seen per parent, each block's rank among its siblings,
@@ -1412,6 +1428,14 @@ def token_sums(const double[:] word_weights, const cnp.npy_bool[:] word_known,
     cdef double* words = <double*>cnp.PyArray_DATA(words_a)
     cdef Py_ssize_t i
     cdef long long w
+    if word_known.shape[0] != word_weights.shape[0]:
+        raise ValueError("one weight and one flag a word, please")
+    for i in range(n):
+        if not 0 <= token_ids[i] < word_weights.shape[0]:
+            raise ValueError("token ids out of range")
+    for i in range(m):
+        if not 0 <= spans[i, 0] <= n or not 0 <= spans[i, 1] <= n:
+            raise ValueError("spans must lie within the tokens")
     prefix[0] = 0.0
     known[0] = 0
     for i in range(n):

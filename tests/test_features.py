@@ -479,3 +479,19 @@ def test_compiled_features_equal_python_for_other_segmentations(scheme, monkeypa
         slow = features.page_features(dom, blocks, markup)
     assert len(fast) > 0
     assert_same_features(fast, slow)
+
+
+@compiled
+def test_compiled_passes_check_the_indices_they_are_given():
+    from denoise import _compiled
+
+    with pytest.raises(ValueError, match="token ids"):
+        _compiled.token_sums(np.zeros(2), np.zeros(2, bool), np.array([0, 5]),
+                             np.zeros((1, 2), np.int64))
+    with pytest.raises(ValueError, match="spans"):
+        _compiled.token_sums(np.zeros(2), np.zeros(2, bool), np.array([0, 1]),
+                             np.array([[0, 3]]))
+    with pytest.raises(ValueError, match="word ids"):
+        _compiled.node_kl(np.array([0, 3]), np.array([[0, 2]]), 2)
+    with pytest.raises(ValueError, match="spans"):
+        _compiled.node_kl(np.array([0, 1]), np.array([[0, 4]]), 2)
