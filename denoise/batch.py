@@ -74,12 +74,16 @@ class BatchSummary:
     def read(self) -> int:
         return self.written + sum(self.skipped.values())
 
-    def line(self) -> str:
-        """The closing summary line."""
+    def count(self, skipped: Iterable[PageError | Skipped]) -> None:
+        """Count skipped items by reason."""
+        self.skipped.update(skip_reason(item) for item in skipped)
+
+    def line(self, done: str = "written") -> str:
+        """The closing summary line; ``done`` says what became of the pages not skipped."""
         wall = time.perf_counter() - self.started
         reasons = ", ".join(f"{n} {reason}" for reason, n in self.skipped.most_common())
         resumed = f", {self.resumed} done by an earlier run" if self.resumed else ""
-        return (f"{self.read} pages read{resumed}, {self.written} written, "
+        return (f"{self.read} pages read{resumed}, {self.written} {done}, "
                 f"{sum(self.skipped.values())} skipped" + (f" ({reasons})" if reasons else "")
                 + f"; {wall:.1f} s, {time.process_time() - self.cpu_started:.1f} CPU s here, "
                 f"{self.written / max(wall, 1e-9):.0f} pages/s")
@@ -107,7 +111,7 @@ class ResultWriter:
         """One item's output, or why it was skipped."""
         self.done += 1
         if skipped is not None:
-            self.summary.skipped[_reason(skipped)] += 1
+            self.summary.skipped[skip_reason(skipped)] += 1
         else:
             self.out.write(text)
             self.summary.written += 1
@@ -171,7 +175,7 @@ def _submit(pool: ProcessPoolExecutor, page: Page) -> Future:
         return future
 
 
-def _reason(error: PageError | Skipped) -> str:
+def skip_reason(error: PageError | Skipped) -> str:
     """A short reason for the summary's counts (the text before any detail)."""
     return error.reason.split(":")[0].split("(")[0].strip() or "unreadable"
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import sys
-import time
 from collections.abc import Callable, Iterator
 from contextlib import nullcontext
 from enum import StrEnum
@@ -14,11 +13,16 @@ from typing import Annotated, TextIO
 
 import typer
 from rich.console import Console
-from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from denoise.batch import default_jobs
-from denoise.cli_batch import Engine, EngineOption, JobsOption, SparkMasterOption
+from denoise.batch import BatchSummary, default_jobs
+from denoise.cli_batch import (
+    Engine,
+    EngineOption,
+    JobsOption,
+    SparkMasterOption,
+    page_progress,
+)
 from denoise.cli_common import say as _say
 from denoise.decode import DEFAULT_MAX_BYTES
 from denoise.errors import DenoiseError, PageError
@@ -205,14 +209,14 @@ def site_command(
     if engine is Engine.SPARK:
         _refuse_on_spark(name, structure, db, jobs)
     err = Console(stderr=True)
-    started = time.process_time()
-    skipped: list[str] = []
+    summary = BatchSummary()
+    skipped: list[Skipped | PageError] = []
     reports: dict[str, SiteReport] = {}
     if engine is Engine.SPARK:
         _site_on_spark(err, inputs, theta=theta, contained=contained, site=site,
                        max_bytes=max_bytes, out=out, spark_master=spark_master,
                        reports=reports, skipped=skipped)
-        _site_summary(err, reports, skipped, started, out, as_json)
+        _site_summary(err, reports, summary, skipped, out, as_json)
         return
     store = None
     try:
@@ -220,22 +224,20 @@ def site_command(
             settings = {"method": name, "scheme": METHODS[name].scheme}
             store = SiteStore(db, settings)
         make = _method_factory(name, theta, structure, contained, store)
-        with Progress(SpinnerColumn(), TextColumn("{task.description}"), TextColumn(
-                "{task.completed} pages"), TimeElapsedColumn(), console=err, transient=True,
-                disable=not err.is_terminal) as progress:
-            task = progress.add_task("reading and segmenting", total=None)
+        with page_progress(err, "reading and segmenting") as progress:
+            task = progress.add_task("", total=None)
 
             def pages() -> Iterator[Page]:
                 for item in read_pages(inputs, site=site, max_bytes=max_bytes):
                     if isinstance(item, Skipped):
-                        skipped.append(str(item))
+                        skipped.append(item)
                         _say(err, f"skipped {item}")
                     else:
                         progress.advance(task)
                         yield item
 
             def on_error(error: PageError) -> None:
-                skipped.append(str(error))
+                skipped.append(error)
                 _say(err, f"skipped {error}")
 
             labelled = label_sites(pages(), make, on_error=on_error,
@@ -254,17 +256,19 @@ def site_command(
     except ValueError as error:  # a folder or archive whose sites are not contiguous
         _say(err, f"error: {error}; give each site's pages together, or one --site")
         raise typer.Exit(2) from None
-    _site_summary(err, reports, skipped, started, out, as_json)
+    _site_summary(err, reports, summary, skipped, out, as_json)
 
 
-def _site_summary(err: Console, reports: dict[str, SiteReport], skipped: list[str],
-                  started: float, out: Path | None, as_json: bool) -> None:
+def _site_summary(err: Console, reports: dict[str, SiteReport], summary: BatchSummary,
+                  skipped: list[Skipped | PageError], out: Path | None,
+                  as_json: bool) -> None:
     """The per-site report, the closing line, and exit 1 when no page was labelled."""
     report_stream = sys.stderr if out is not None and str(out) == "-" else sys.stdout
     _print_report(list(reports.values()), report_stream, as_json)
     pages_done = sum(r.pages for r in reports.values())
-    _say(err, f"{pages_done} pages labelled in {len(reports)} sites, {len(skipped)} skipped, "
-         f"{time.process_time() - started:.1f} CPU seconds"
+    summary.written = pages_done
+    summary.count(skipped)
+    _say(err, f"{summary.line('labelled')}; {len(reports)} sites"
          + (f"; blocks written to {out}" if out is not None and str(out) != "-" else ""))
     if not pages_done:
         _say(err, "error: no page could be labelled")
@@ -291,7 +295,7 @@ def _refuse_on_spark(method: str, structure: bool, db: Path | None, jobs: int | 
 def _site_on_spark(err: Console, inputs: list[str], *, theta: float, contained: float | None,
                    site: str | None, max_bytes: int, out: Path | None,
                    spark_master: str | None, reports: dict[str, SiteReport],
-                   skipped: list[str]) -> None:
+                   skipped: list[Skipped | PageError]) -> None:
     """``--engine spark``: the fingerprint method, its counts made by Spark's groupBy
     (:mod:`denoise.spark_site`); fills ``reports`` and ``skipped`` as the embedded run does."""
     lines = partial(_block_lines, method=METHODS["fingerprint"]) if out is not None else None
@@ -301,7 +305,7 @@ def _site_on_spark(err: Console, inputs: list[str], *, theta: float, contained: 
             for item in label_sites_spark(spark, tag, inputs, theta=theta, contained=contained,
                                           site=site, max_bytes=max_bytes, lines=lines):
                 if isinstance(item, Skipped | PageError):
-                    skipped.append(str(item))
+                    skipped.append(item)
                     _say(err, f"skipped {item}")
                     continue
                 merge_report(reports.setdefault(item.site, SiteReport(item.site)), item.report)

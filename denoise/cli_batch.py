@@ -16,7 +16,15 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.console import Console
-from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+from rich.progress import (
+    Progress,
+    ProgressColumn,
+    SpinnerColumn,
+    Task,
+    TextColumn,
+    TimeElapsedColumn,
+)
+from rich.text import Text
 
 from denoise.batch import BatchSummary, PageJob, ResumableOutput, default_jobs, run_batch
 from denoise.cli_common import say as _say
@@ -56,10 +64,16 @@ SparkMasterOption = Annotated[str | None, typer.Option(
     "by the executors.", show_default=False)]
 
 
-def _progress(err: Console, what: str) -> Progress:
+class _PagesPerSecond(ProgressColumn):
+    def render(self, task: Task) -> Text:
+        return Text(f"{task.speed:,.0f} pages/s" if task.speed else "")
+
+
+def page_progress(err: Console, what: str) -> Progress:
+    """A batch's progress on a terminal (pages done, pages per second, time); nothing when
+    standard error is piped."""
     return Progress(SpinnerColumn(), TextColumn(what), TextColumn("{task.completed} pages"),
-                    TextColumn("{task.speed} pages/s"),
-                    TimeElapsedColumn(), console=err, transient=True,
+                    _PagesPerSecond(), TimeElapsedColumn(), console=err, transient=True,
                     disable=not err.is_terminal)
 
 
@@ -109,7 +123,7 @@ def _run(err: Console, inputs: Sequence[str], job: PageJob, *, out: Path, jobs: 
     stream = output.stream if output is not None else sys.stdout
     workers = jobs or (1 if quiet_single else default_jobs())  # one page: no pool to start
     try:
-        with _progress(err, what) as progress:
+        with page_progress(err, what) as progress:
             task = progress.add_task(what, total=None)
             if spark is None:
                 summary = run_batch(read_pages(inputs, site=site, max_bytes=max_bytes), job,

@@ -17,6 +17,7 @@ from rich.console import Console
 from rich.progress import BarColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
+from denoise.batch import BatchSummary
 from denoise.cli import InputsArg, _fraction, _say, app
 from denoise.cli_batch import (
     Engine,
@@ -111,20 +112,22 @@ def _detector(model: Path | None, recall: float | None, precision: float | None,
     return detector
 
 
-def _skipper(skipped: list[str], err: Console) -> Callable[[PageError], None]:
-    """What a batch does with a page it cannot use: name it on stderr, count it, go on."""
+def _skipper(skipped: list[Skipped | PageError], err: Console
+             ) -> Callable[[PageError], None]:
+    """What a batch does with a page it cannot use: name it on stderr, keep it (to count
+    it by reason), go on."""
     def skip(error: PageError) -> None:
-        skipped.append(str(error))
+        skipped.append(error)
         _say(err, f"skipped {error}")
 
     return skip
 
 
-def _read(inputs: list[str], max_bytes: int, skipped: list[str], err: Console,
+def _read(inputs: list[str], max_bytes: int, skipped: list[Skipped | PageError], err: Console,
           site: str | None = None) -> Iterator[Page]:
     for item in read_pages(inputs, site=site, max_bytes=max_bytes):
         if isinstance(item, Skipped):
-            skipped.append(str(item))
+            skipped.append(item)
             _say(err, f"skipped {item}")
         else:
             yield item
@@ -171,7 +174,7 @@ def train_command(
     """
     err = Console(stderr=True)
     started = time.process_time()
-    skipped: list[str] = []
+    skipped: list[Skipped | PageError] = []
     excluded: dict[str, int] = {}
 
     on_error = _skipper(skipped, err)
@@ -415,9 +418,8 @@ def apply_command(
     if jobs is not None or resume or engine is not Engine.EMBEDDED:
         raise typer.BadParameter("--site-evidence holds the whole batch in one process: "
                                  "--jobs, --resume and --engine do not apply")
-    skipped: list[str] = []
-    done = 0
-    started = time.process_time()
+    skipped: list[Skipped | PageError] = []
+    summary = BatchSummary()
 
     on_error = _skipper(skipped, err)
 
@@ -432,7 +434,7 @@ def apply_command(
         with atomic_text(out) as stream, _progress(err) as progress:
             task = progress.add_task("scoring pages", total=None)
             for scores in scored():
-                done += 1
+                summary.written += 1
                 progress.advance(task)
                 if output is Format.blocks:
                     for record in _block_records(scores):
@@ -451,10 +453,10 @@ def apply_command(
     finally:
         if store is not None:
             store.close()
+    summary.count(skipped)
     if len(inputs) != 1 or not single or skipped:
-        _say(err, f"{done} pages, {len(skipped)} skipped, "
-             f"{time.process_time() - started:.1f} CPU seconds")
-    if not done:
+        _say(err, summary.line())
+    if not summary.written:
         raise typer.Exit(1)
 
 
@@ -483,7 +485,7 @@ def evaluate_command(
     """
     err = Console(stderr=True)
     detector = _detector(model, recall, precision, err)
-    skipped: list[str] = []
+    skipped: list[Skipped | PageError] = []
 
     on_error = _skipper(skipped, err)
 
@@ -556,7 +558,7 @@ def show_command(
     """
     err = Console(stderr=True)
     detector = _detector(model, recall, precision, err)
-    skipped: list[str] = []
+    skipped: list[Skipped | PageError] = []
     pages = list(_read([str(page_file)], max_bytes, skipped, err))
     if len(pages) != 1:
         _say(err, f"error: {page_file}: expected one HTML page")

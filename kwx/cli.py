@@ -29,8 +29,9 @@ from denoise.cli_common import fail as _fail
 from denoise.cli_page import MaxBytesOption, _progress, _read, _skipper
 from denoise.decode import DEFAULT_MAX_BYTES
 from denoise.detector import TemplateDetector
-from denoise.errors import DenoiseError
+from denoise.errors import DenoiseError, PageError
 from denoise.page import Page
+from denoise.reader import Skipped
 from kwx.build import document_frequency, query_frequency, read_queries
 from kwx.evaluation import (
     CONFIGURATIONS,
@@ -480,7 +481,7 @@ def df_build_command(
     template = _base_detector(err, denoise, detector, recall)
     if template is not None:
         template = template.at_recall(recall or DEFAULT_RECALL)
-    skipped: list[str] = []
+    skipped: list[Skipped | PageError] = []
     started = time.process_time()
     with _progress(err) as progress:
         task = progress.add_task("counting phrases", total=None)

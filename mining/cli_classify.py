@@ -28,9 +28,10 @@ from denoise.cli_common import fail as _fail
 from denoise.cli_page import MaxBytesOption, _progress, _read, _skipper
 from denoise.decode import DEFAULT_MAX_BYTES
 from denoise.detector import TemplateDetector
-from denoise.errors import DenoiseError
+from denoise.errors import DenoiseError, PageError
 from denoise.output import atomic_text
 from denoise.page import Page
+from denoise.reader import Skipped
 from mining.accuracy import ClassificationReport
 from mining.classify import PageClassifier
 from mining.cli import app
@@ -72,7 +73,7 @@ def _detector(err: Console, classifier: PageClassifier,
 
 
 def _labelled(err: Console, labels: Path, max_bytes: int,
-              skipped: list[str]) -> list[tuple[Page, str]]:
+              skipped: list[Skipped | PageError | str]) -> list[tuple[Page, str]]:
     """The pages a label file names, with their labels; bad lines stop, bad pages skip."""
     try:
         entries = read_label_file(labels)
@@ -93,7 +94,7 @@ def _labelled(err: Console, labels: Path, max_bytes: int,
 
 
 def _texts(err: Console, classifier: PageClassifier, pages: Iterable[Page],
-           detector: TemplateDetector | None, skipped: list[str],
+           detector: TemplateDetector | None, skipped: list[Skipped | PageError | str],
            total: int | None = None) -> Iterator[tuple[Page, str]]:
     """The classifier's text of each page, with a progress bar; unparsable pages skipped."""
     what = {"none": "reading text", "site": "removing site templates",
@@ -148,7 +149,7 @@ def train_command(
                                 denoise=str(denoise), recall=recall)
     template = _detector(err, classifier, detector)
     started = time.process_time()
-    skipped: list[str] = []
+    skipped: list[Skipped | PageError | str] = []
     pages = _labelled(err, labels, max_bytes, skipped)
     label_of = {id(page): label for page, label in pages}
     texts, targets = [], []
@@ -214,7 +215,7 @@ def predict_command(
         raise typer.BadParameter("a classifier of `--denoise site` text compares the pages of "
                                  "a site with each other in one process: --jobs, --resume and "
                                  "--engine do not apply")
-    skipped: list[str] = []
+    skipped: list[Skipped | PageError | str] = []
     done = 0
     started = time.process_time()
     try:
@@ -292,7 +293,7 @@ def evaluate_command(
     classifier, _ = _load(err, model)
     template = _detector(err, classifier, detector)
     started = time.process_time()
-    skipped: list[str] = []
+    skipped: list[Skipped | PageError | str] = []
     pages = _labelled(err, labels, max_bytes, skipped)
     label_of = {id(page): label for page, label in pages}
     truth, texts = [], []

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import sys
-import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -15,7 +14,7 @@ import typer
 from rich.console import Console
 from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
-from denoise.batch import default_jobs, map_pages
+from denoise.batch import BatchSummary, default_jobs, map_pages
 from denoise.cli import InputsArg, _say
 from denoise.cli_batch import Engine, EngineOption, JobsOption, SparkMasterOption
 from denoise.cli_common import fail as _fail
@@ -101,7 +100,7 @@ class WordsJob:
 
 
 def _page_words(inputs: list[str], config: DedupConfig, jobs: int | None, max_bytes: int,
-                site: str | None, skipped: list[str],
+                site: str | None, skipped: list[Skipped | PageError],
                 err: Console) -> Iterator[tuple[Page, np.ndarray]]:
     """Each page with the word hashes of its text, in input order: on ``jobs`` worker
     processes, except for ``site`` (a site's pages are compared with each other)."""
@@ -115,26 +114,25 @@ def _page_words(inputs: list[str], config: DedupConfig, jobs: int | None, max_by
     items = read_pages(inputs, site=site, max_bytes=max_bytes)
     for item, result in map_pages(items, job, jobs or default_jobs()):
         if isinstance(result, Skipped | PageError):
-            skipped.append(str(result))
+            skipped.append(result)
             _say(err, f"skipped {result}")
         else:
             yield item, result
 
 
 def _pages_signed(texts: Iterator[tuple[Page, np.ndarray]], index: NearDuplicateIndex,
-                  config: DedupConfig, skipped: list[str], err: Console,
-                  progress: Progress) -> tuple[list[str], np.ndarray, int, int]:
-    """Ids and sketches of the pages that have words; how many were shorter than a
-    shingle, and how many had no words (named on stderr, skipped)."""
+                  config: DedupConfig, skipped: list[Skipped | PageError], err: Console,
+                  progress: Progress) -> tuple[list[str], np.ndarray, int]:
+    """Ids and sketches of the pages that have words, and how many were shorter than a
+    shingle; pages without words are named on stderr and skipped."""
     task = progress.add_task("shingling and sketching", total=None)
     ids: list[str] = []
     parts: list[np.ndarray] = []
     batch: list[np.ndarray] = []
-    short = empty = 0
+    short = 0
     for page, words in texts:
         progress.advance(task)
         if not words.size:
-            empty += 1
             _no_words(err, skipped, page.id, config)
             continue
         short += words.size < config.shingle
@@ -146,12 +144,13 @@ def _pages_signed(texts: Iterator[tuple[Page, np.ndarray]], index: NearDuplicate
     if batch:
         parts.append(index.sketch(batch))
     sketches = np.concatenate(parts) if parts else np.empty((0, index.width), index.dtype)
-    return ids, sketches, short, empty
+    return ids, sketches, short
 
 
-def _no_words(err: Console, skipped: list[str], page_id: str, config: DedupConfig) -> None:
+def _no_words(err: Console, skipped: list[Skipped | PageError], page_id: str,
+              config: DedupConfig) -> None:
     """Name a page without words to shingle (it is skipped)."""
-    skipped.append(page_id)
+    skipped.append(PageError(page_id, "no words to shingle"))
     after = "" if config.denoise is Denoise.none else " once its template is removed"
     _say(err, f"skipped {page_id}: no words to shingle{after}")
 
@@ -159,18 +158,15 @@ def _no_words(err: Console, skipped: list[str], page_id: str, config: DedupConfi
 def _matched_on_spark(err: Console, inputs: list[str], config: DedupConfig,
                       index: NearDuplicateIndex, *, site: str | None, max_bytes: int,
                       spark_master: str | None, keep_sketches: bool,
-                      skipped: list[str]) -> tuple[SparkMatches, int]:
-    """``--engine spark`` (:mod:`mining.spark_dedup`): the matches, and how many pages
-    had no words; skipped items named as the embedded run names them."""
-    empty = 0
+                      skipped: list[Skipped | PageError]) -> SparkMatches:
+    """``--engine spark`` (:mod:`mining.spark_dedup`): the matches; skipped items named
+    as the embedded run names them."""
 
     def skip(item: Skipped | PageError) -> None:
-        skipped.append(str(item))
+        skipped.append(item)
         _say(err, f"skipped {item}")
 
     def no_words(page_id: str) -> None:
-        nonlocal empty
-        empty += 1
         _no_words(err, skipped, page_id, config)
 
     words = WordsJob(config.denoise)
@@ -184,7 +180,7 @@ def _matched_on_spark(err: Console, inputs: list[str], config: DedupConfig,
         raise _fail(err, error, 1) from None
     except DenoiseError as error:  # Spark is missing or did not start; a model
         raise _fail(err, error) from None
-    return found, empty
+    return found
 
 
 def _write_pairs(stream: TextIO, matches: Matches, ids: list[str], old_ids: list[str],
@@ -289,15 +285,15 @@ def dedup_command(
     Example: mining dedup pages/ --denoise page --save-index pages.npz
     """
     err = Console(stderr=True)
-    started = time.process_time()
+    summary = BatchSummary()
     explicit = {name: value for name, value in (
         ("shingle", shingle), ("rule", rule), ("denoise", denoise), ("threshold", threshold),
         ("num_perm", num_perm), ("seed", seed)) if value is not None}
     config, index_ = _config(err, explicit, index)
-    skipped: list[str] = []
+    skipped: list[Skipped | PageError] = []
     if engine is Engine.SPARK:
         _refuse_on_spark(config, jobs)
-        found, empty = _matched_on_spark(err, inputs, config, index_, site=site,
+        found = _matched_on_spark(err, inputs, config, index_, site=site,
                                          max_bytes=max_bytes, spark_master=spark_master,
                                          keep_sketches=save_index is not None,
                                          skipped=skipped)
@@ -310,7 +306,7 @@ def dedup_command(
                                              "each other in one process: --jobs does not "
                                              "apply")
                 words = _page_words(inputs, config, jobs, max_bytes, site, skipped, err)
-                ids, sketches, short, empty = _pages_signed(words, index_, config, skipped,
+                ids, sketches, short = _pages_signed(words, index_, config, skipped,
                                                             err, progress)
         except DenoiseError as error:  # the page-level detector's model cannot be loaded
             raise _fail(err, error) from None
@@ -344,6 +340,7 @@ def dedup_command(
                         1) from None
         saved = f"; index of {len(index_)} pages saved to {save_index}"
     against = f" (against {indexed} indexed pages in {index})" if index is not None else ""
-    _say(err, f"{len(ids)} pages sketched ({short} shorter than a shingle, shingled whole), "
-         f"{len(skipped)} skipped ({empty} without words); {found}{against}; "
-         f"{config.describe()}; {time.process_time() - started:.1f} CPU seconds{saved}")
+    summary.written = len(ids)
+    summary.count(skipped)
+    _say(err, f"{summary.line('sketched')}; {short} shorter than a shingle (shingled whole); "
+         f"{found}{against}; {config.describe()}{saved}")

@@ -41,7 +41,8 @@ def test_bad_files_are_skipped_counted_and_named(tmp_path):
     assert result.exit_code == 0, result.output
     assert "empty.html" in result.stderr
     assert "binary.html" in result.stderr
-    assert "10 pages labelled in 1 sites, 2 skipped" in result.stderr
+    assert "12 pages read, 10 labelled, 2 skipped (" in result.stderr
+    assert "; 1 sites" in result.stderr
 
 
 def test_db_accumulates_counts_across_runs(tmp_path):

@@ -23,9 +23,9 @@ def dedup(*args: object) -> tuple[int, str, list[str]]:
 
 
 def told(errors: list[str]) -> list[str]:
-    """What was skipped and found, without Spark's log lines and the CPU seconds."""
-    return [re.sub(r"[0-9.]+ CPU seconds", "", line) for line in errors
-            if line.startswith(("skipped ", "error: ")) or " pages sketched " in line]
+    """What was skipped and found, without Spark's log lines and the times."""
+    return [re.sub(r"; [0-9.]+ s, [0-9.]+ CPU s here, [0-9,]+ pages/s", "", line)
+            for line in errors if line.startswith(("skipped ", "error: ")) or " sketched, " in line]
 
 
 @pytest.fixture(scope="module")

@@ -26,8 +26,9 @@ def site(*args: object) -> tuple[int, str, list[str]]:
 def without_time(errors: list[str]) -> list[str]:
     """Stderr without Spark's log lines, and the closing line without its CPU seconds and
     output file."""
-    return [re.sub(r"[0-9.]+ CPU seconds.*", "", line) for line in errors
-            if line.startswith(("skipped ", "error: ")) or " pages labelled in " in line]
+    return [re.sub(r"; [0-9.]+ s, [0-9.]+ CPU s here, [0-9,]+ pages/s|; blocks written to .*",
+                   "", line)
+            for line in errors if line.startswith(("skipped ", "error: ")) or " labelled, " in line]
 
 
 @pytest.fixture(scope="module")
