@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import json
 import sys
+from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from itertools import islice
 from pathlib import Path
 from typing import Annotated, TextIO
 
@@ -14,9 +16,15 @@ import typer
 from rich.console import Console
 from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
-from denoise.batch import BatchSummary, default_jobs, map_pages
+from denoise.batch import BatchSummary, default_jobs, map_pages, skip_reason
 from denoise.cli import InputsArg, _say
-from denoise.cli_batch import Engine, EngineOption, JobsOption, SparkMasterOption
+from denoise.cli_batch import (
+    Engine,
+    EngineOption,
+    JobsOption,
+    ResumeOption,
+    SparkMasterOption,
+)
 from denoise.cli_common import fail as _fail
 from denoise.cli_page import MaxBytesOption, _read, _skipper
 from denoise.decode import DEFAULT_MAX_BYTES
@@ -28,6 +36,7 @@ from denoise.page import Page
 from denoise.reader import Skipped, read_pages
 from denoise.spark_engine import SparkJobError, spark_session
 from denoise.spark_frame import spark_work
+from mining.checkpoint import CHECKPOINT_PAGES, SketchCheckpoint, SketchState
 from mining.cli import app
 from mining.content import PAGE_RECALL, Denoise, body_words, page_texts
 from mining.dedup import DedupConfig, NearDuplicateIndex, Rule
@@ -101,7 +110,7 @@ class WordsJob:
 
 def _page_words(inputs: list[str], config: DedupConfig, jobs: int | None, max_bytes: int,
                 site: str | None, skipped: list[Skipped | PageError],
-                err: Console) -> Iterator[tuple[Page, np.ndarray]]:
+                err: Console, done: int = 0) -> Iterator[tuple[Page, np.ndarray]]:
     """Each page with the word hashes of its text, in input order: on ``jobs`` worker
     processes, except for ``site`` (a site's pages are compared with each other)."""
     if config.denoise is Denoise.site:
@@ -111,7 +120,8 @@ def _page_words(inputs: list[str], config: DedupConfig, jobs: int | None, max_by
         return
     job = WordsJob(config.denoise)
     job.setup()  # here first: a model that cannot load is one clear line, not dead workers
-    items = read_pages(inputs, site=site, max_bytes=max_bytes)
+    # the first ``done`` items were sketched by an interrupted run: read, not parsed
+    items = islice(read_pages(inputs, site=site, max_bytes=max_bytes), done, None)
     for item, result in map_pages(items, job, jobs or default_jobs()):
         if isinstance(result, Skipped | PageError):
             skipped.append(result)
@@ -122,29 +132,48 @@ def _page_words(inputs: list[str], config: DedupConfig, jobs: int | None, max_by
 
 def _pages_signed(texts: Iterator[tuple[Page, np.ndarray]], index: NearDuplicateIndex,
                   config: DedupConfig, skipped: list[Skipped | PageError], err: Console,
-                  progress: Progress) -> tuple[list[str], np.ndarray, int]:
-    """Ids and sketches of the pages that have words, and how many were shorter than a
-    shingle; pages without words are named on stderr and skipped."""
+                  progress: Progress, state: SketchState,
+                  checkpoint: SketchCheckpoint | None) -> np.ndarray:
+    """Sketch the pages that have words into ``state`` (ids, sketches, short pages; it
+    may hold an earlier run's already) and return all its sketches; pages without words
+    are named on stderr and skipped. With a ``checkpoint``, the state is saved every
+    :data:`CHECKPOINT_PAGES` pages and at the end."""
     task = progress.add_task("shingling and sketching", total=None)
-    ids: list[str] = []
-    parts: list[np.ndarray] = []
+    earlier_items, earlier_ids, earlier_skips = state.items, len(state.ids), state.skipped
+    pending: list[str] = []
     batch: list[np.ndarray] = []
-    short = 0
+
+    def flush() -> None:
+        if batch:
+            state.parts.append(index.sketch(batch))
+            state.ids.extend(pending)
+            batch.clear()
+            pending.clear()
+
+    def save() -> None:
+        assert checkpoint is not None  # noqa: S101
+        state.items = earlier_items + len(state.ids) - earlier_ids + len(skipped)
+        state.skipped = earlier_skips + Counter(map(skip_reason, skipped))
+        checkpoint.save(state)
+
     for page, words in texts:
         progress.advance(task)
         if not words.size:
             _no_words(err, skipped, page.id, config)
             continue
-        short += words.size < config.shingle
-        ids.append(page.id)
+        state.short += words.size < config.shingle
+        pending.append(page.id)
         batch.append(shingles_of_words(words, config.shingle))
         if len(batch) == _BATCH:
-            parts.append(index.sketch(batch))
-            batch = []
-    if batch:
-        parts.append(index.sketch(batch))
-    sketches = np.concatenate(parts) if parts else np.empty((0, index.width), index.dtype)
-    return ids, sketches, short
+            flush()
+            if checkpoint is not None and len(state.ids) - checkpoint.saved_ids \
+                    >= CHECKPOINT_PAGES:
+                save()
+    flush()
+    if checkpoint is not None:
+        save()
+    return np.concatenate(state.parts) if state.parts else \
+        np.empty((0, index.width), index.dtype)
 
 
 def _no_words(err: Console, skipped: list[Skipped | PageError], page_id: str,
@@ -212,8 +241,11 @@ def _write_clusters(stream: TextIO, matches: Matches, ids: list[str], old_ids: l
     return len(clusters), pages
 
 
-def _refuse_on_spark(config: DedupConfig, jobs: int | None) -> None:
+def _refuse_on_spark(config: DedupConfig, jobs: int | None, resume: bool) -> None:
     """The options ``--engine spark`` does not run, as one usage error each."""
+    if resume:
+        raise typer.BadParameter("--resume is for --engine embedded (Spark reruns the "
+                                 "tasks it loses by itself)")
     if config.denoise is Denoise.site:
         raise typer.BadParameter("--denoise site is for --engine embedded (it fits the "
                                  "site-level method on each site's pages in one process)")
@@ -268,6 +300,7 @@ def dedup_command(
     jobs: JobsOption = None,
     engine: EngineOption = Engine.EMBEDDED,
     spark_master: SparkMasterOption = None,
+    resume: ResumeOption = False,
 ) -> None:
     """Find near-duplicate pages.
 
@@ -282,6 +315,10 @@ def dedup_command(
     `{"a", "b", "similarity"}` (and `"matches"` under the paper's rule). With
     `--index`, pages of the saved index appear under `"indexed"`.
 
+    With `-o FILE`, the sketches are saved as they are made (in FILE.sketches/, removed
+    when FILE is written): after an interruption, `--resume` sketches only the pages the
+    first run had not reached.
+
     Example: mining dedup pages/ --denoise page --save-index pages.npz
     """
     err = Console(stderr=True)
@@ -291,25 +328,41 @@ def dedup_command(
         ("num_perm", num_perm), ("seed", seed)) if value is not None}
     config, index_ = _config(err, explicit, index)
     skipped: list[Skipped | PageError] = []
+    checkpoint: SketchCheckpoint | None = None
+    earlier = 0  # pages an interrupted run sketched
     if engine is Engine.SPARK:
-        _refuse_on_spark(config, jobs)
+        _refuse_on_spark(config, jobs, resume)
         found = _matched_on_spark(err, inputs, config, index_, site=site,
                                          max_bytes=max_bytes, spark_master=spark_master,
                                          keep_sketches=save_index is not None,
                                          skipped=skipped)
         ids, sketches, short, matches = found.ids, found.sketches, found.short, found.matches
     else:
+        if resume and str(out) == "-":
+            raise typer.BadParameter("--resume needs --out FILE (standard output cannot be "
+                                     "resumed)")
+        if config.denoise is Denoise.site and (jobs is not None or resume):
+            raise typer.BadParameter("--denoise site compares a site's pages with each other "
+                                     "in one run: --jobs and --resume do not apply")
+        checkpoint = None if str(out) == "-" or config.denoise is Denoise.site else \
+            SketchCheckpoint(out, {"command": "mining dedup", "inputs": [str(i) for i in inputs],
+                                   "site": site, "max_bytes": max_bytes,
+                                   "config": config.parameters()}, resume=resume)
         try:
+            state = checkpoint.restore() if resume and checkpoint is not None \
+                else SketchState()
+            summary.resumed, earlier = state.items, len(state.ids)
             with _progress(err) as progress:
-                if jobs is not None and config.denoise is Denoise.site:
-                    raise typer.BadParameter("--denoise site compares a site's pages with "
-                                             "each other in one process: --jobs does not "
-                                             "apply")
-                words = _page_words(inputs, config, jobs, max_bytes, site, skipped, err)
-                ids, sketches, short = _pages_signed(words, index_, config, skipped,
-                                                            err, progress)
-        except DenoiseError as error:  # the page-level detector's model cannot be loaded
+                words = _page_words(inputs, config, jobs, max_bytes, site, skipped, err,
+                                    done=state.items)
+                sketches = _pages_signed(words, index_, config, skipped, err, progress, state,
+                                         checkpoint)
+        except DenoiseError as error:  # a model cannot be loaded; nothing to resume
             raise _fail(err, error) from None
+        except OSError as error:  # the checkpoint cannot be written
+            raise _fail(err, f"{out}: cannot save the sketches for --resume "
+                        f"({error.strerror or error})", 1) from None
+        ids, short = state.ids, state.short
         matches = index_.match(sketches) if ids else None
     if not ids or matches is None:
         raise _fail(err, "no page had words to shingle", 1)
@@ -340,7 +393,9 @@ def dedup_command(
                         1) from None
         saved = f"; index of {len(index_)} pages saved to {save_index}"
     against = f" (against {indexed} indexed pages in {index})" if index is not None else ""
-    summary.written = len(ids)
+    if checkpoint is not None:
+        checkpoint.finish()  # the output is whole: nothing to resume
+    summary.written = len(ids) - earlier  # this run's; an earlier run's are "resumed"
     summary.count(skipped)
     _say(err, f"{summary.line('sketched')}; {short} shorter than a shingle (shingled whole); "
          f"{found}{against}; {config.describe()}{saved}")

@@ -572,3 +572,73 @@ def test_an_index_made_with_other_denoising_models_is_refused(tmp_path):
                                                     "denoise_models": "sha256:0123456789abcdef"}))
     with pytest.raises(ModelError, match="denoise_models"):
         NearDuplicateIndex.load(other)
+
+
+# --- mining dedup --resume ----------------------------------------------------------------
+
+
+@pytest.fixture
+def small_checkpoints(monkeypatch):
+    """Sketch batches and checkpoints every 4 pages, so a short run has several."""
+    from mining import cli_dedup
+
+    monkeypatch.setattr(cli_dedup, "_BATCH", 4)
+    monkeypatch.setattr(cli_dedup, "CHECKPOINT_PAGES", 4)
+    return cli_dedup
+
+
+def test_cli_resume_goes_on_where_an_interrupted_run_stopped(sites, tmp_path, monkeypatch,
+                                                              small_checkpoints):
+    whole = run(["dedup", sites, "--pairs", "-o", tmp_path / "whole.jsonl"])
+    assert whole.exit_code == 0 and not (tmp_path / "whole.jsonl.sketches").exists()
+    out = tmp_path / "pairs.jsonl"
+    shingled = []
+    original = small_checkpoints.shingles_of_words
+
+    def dying(words, k):
+        if len(shingled) == 10:
+            raise RuntimeError("killed")
+        shingled.append(words)
+        return original(words, k)
+
+    monkeypatch.setattr(small_checkpoints, "shingles_of_words", dying)
+    with pytest.raises(RuntimeError, match="killed"):
+        run(["dedup", sites, "--pairs", "-o", out])
+    assert not out.exists() and (tmp_path / "pairs.jsonl.sketches" / "progress.json").exists()
+    monkeypatch.setattr(small_checkpoints, "shingles_of_words", original)
+    shingled.clear()
+    parsed = []
+    words_job = small_checkpoints.WordsJob.__call__
+    monkeypatch.setattr(small_checkpoints.WordsJob, "__call__",
+                        lambda self, page: parsed.append(page.id) or words_job(self, page))
+    resumed = run(["dedup", sites, "--pairs", "-o", out, "--resume", "--jobs", "1"])
+    assert resumed.exit_code == 0, resumed.stderr
+    assert out.read_text() == (tmp_path / "whole.jsonl").read_text()
+    # the 8 pages of the two checkpoints (and the skips among them) were not parsed again
+    line = summary(resumed)
+    done_before = int(line.split(", ")[1].split()[0])
+    assert line.startswith(f"{24 - done_before} pages read, {done_before} done by an earlier run")
+    assert done_before >= 8 and len(parsed) == 24 - done_before - 1  # binary.html: unread
+    assert not (tmp_path / "pairs.jsonl.sketches").exists()
+
+
+def test_cli_resume_refuses_other_options_missing_state_and_standard_output(sites, tmp_path,
+                                                                           small_checkpoints):
+    out = tmp_path / "pairs.jsonl"
+    state = tmp_path / "pairs.jsonl.sketches"
+    nothing = run(["dedup", sites, "-o", out, "--resume"])
+    assert nothing.exit_code == 2 and "nothing to resume" in nothing.stderr
+    state.mkdir()
+    (state / "progress.json").write_text(json.dumps({
+        "settings": {"command": "mining dedup"}, "parts": 0, "items": 0, "short": 0,
+        "skipped": {}}))
+    other = run(["dedup", sites, "-o", out, "--resume", "--shingle", "4"])
+    assert other.exit_code == 2 and "other inputs or options" in other.stderr
+    (state / "progress.json").write_text("{not json")
+    corrupt = run(["dedup", sites, "-o", out, "--resume"])
+    assert corrupt.exit_code == 2 and "unreadable progress file" in corrupt.stderr
+    assert len(corrupt.stderr.strip().splitlines()) == 1
+    assert run(["dedup", sites, "--resume"]).exit_code == 2  # standard output
+    assert run(["dedup", sites, "-o", out, "--resume", "--denoise", "site"]).exit_code == 2
+    fresh = run(["dedup", sites, "-o", out])  # without --resume: starts again
+    assert fresh.exit_code == 0 and out.exists() and not state.exists()
