@@ -130,3 +130,26 @@ def test_spilled_pages_are_not_kept_alive_between_fit_and_label(hold_bytes, held
     assert sum(1 for _ in labelled) == 12
     # the page being labelled, the one before it, and the one the reader is on
     assert (max(alive) >= 12) if held else (max(alive) <= 3)
+
+
+def test_a_labelled_site_lets_its_statistics_go():
+    import gc
+    import weakref
+
+    made = {}
+
+    def method_for(site):
+        method = made.setdefault(site, [])
+        fresh = FingerprintMethod()
+        method.append(weakref.ref(fresh))
+        return fresh
+
+    labelled = label_sites(interleaved_sites(), method_for)  # all sites end with the input
+    first = next(labelled).page.site
+    for page in labelled:
+        if page.page.site != first:
+            break
+    gc.collect()
+    assert [ref() for ref in made[first]] == [None]  # its counts are gone
+    assert any(ref() is not None for site, refs in made.items() if site != first
+               for ref in refs)

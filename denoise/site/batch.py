@@ -116,8 +116,8 @@ def label_sites(
                 on_error(blocks)
                 continue
             waiting.add(page.site, blocks)
-        for site, method in methods.items():
-            yield from _label_site(method, waiting.pop(site))
+        for site in list(methods):  # a labelled site's method (and counts) is let go
+            yield from _label_site(methods.pop(site), waiting.pop(site))
 
 
 @dataclass(frozen=True)
