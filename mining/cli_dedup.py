@@ -172,8 +172,10 @@ def _pages_signed(texts: Iterator[tuple[Page, np.ndarray]], index: NearDuplicate
     flush()
     if checkpoint is not None:
         save()
-    return np.concatenate(state.parts) if state.parts else \
+    sketches = np.concatenate(state.parts) if state.parts else \
         np.empty((0, index.width), index.dtype)
+    state.parts[:] = [sketches]  # one copy of the sketches, not the parts and their join
+    return sketches
 
 
 def _no_words(err: Console, skipped: list[Skipped | PageError], page_id: str,

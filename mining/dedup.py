@@ -57,6 +57,8 @@ PAPER_MATCHES = 4
 #: paper's 4 of 8): the join holds that many keys per page.
 MAX_SUBSET_KEYS = 4096
 _VERIFY_CHUNK = 1 << 15
+#: Sketches keyed or compared at a time.
+_ROWS_AT_ONCE = 1 << 14
 _REBUILD = "make a new one with 'mining dedup ... --save-index'"
 
 
@@ -255,12 +257,12 @@ class NearDuplicateIndex:
         n = len(sketches)
         representative = self._representatives(sketches)
         reps = np.flatnonzero(representative == np.arange(n))
-        keys, valid = self._keys(sketches[reps])
+        keys, valid = self._keys_of(sketches, reps)
         a, b = self_join(keys, valid)
         batch = self._verified(reps[a], reps[b], sketches, sketches, indexed=False)
         if len(self):
             if self._table is None:
-                self._table = KeyTable(*self._keys(self.sketches))
+                self._table = KeyTable(*self._keys_of(self.sketches, np.arange(len(self))))
             a, b = self._table.join(keys, valid)
             index = self._verified(reps[a], b, sketches, self.sketches, indexed=True)
         else:
@@ -287,9 +289,23 @@ class NearDuplicateIndex:
         _, first, inverse = np.unique(whole_keys(sketches), return_index=True,
                                       return_inverse=True)
         representative = first[inverse.ravel()]
-        if not np.array_equal(sketches, sketches[representative]):  # a 64-bit key collision
-            return np.arange(len(sketches))
+        for low in range(0, len(sketches), _ROWS_AT_ONCE):  # no copy of them all
+            rows = slice(low, low + _ROWS_AT_ONCE)
+            if not np.array_equal(sketches[rows], sketches[representative[rows]]):
+                return np.arange(len(sketches))  # a 64-bit key collision
         return representative
+
+    def _keys_of(self, sketches: np.ndarray, rows: np.ndarray
+                 ) -> tuple[np.ndarray, np.ndarray | None]:
+        """The keys of ``sketches[rows]``, made :data:`_ROWS_AT_ONCE` rows at a time (a
+        crawl's sketches are not copied whole, nor their keys' temporaries)."""
+        if len(rows) <= _ROWS_AT_ONCE:
+            return self._keys(sketches[rows])
+        parts = [self._keys(sketches[rows[low:low + _ROWS_AT_ONCE]])
+                 for low in range(0, len(rows), _ROWS_AT_ONCE)]
+        keys = np.concatenate([k for k, _ in parts])
+        valid = None if parts[0][1] is None else np.concatenate([v for _, v in parts])
+        return keys, valid
 
     def _keys(self, sketches: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
         if self._hasher is not None:

@@ -216,6 +216,24 @@ def test_a_batch_matches_an_index_without_its_own_pages(batch):
     assert clusters == [([1], [12]), ([2, 3], [30])]
 
 
+@pytest.mark.parametrize("rule", [Rule.lsh, Rule.paper])
+def test_sketches_keyed_a_few_rows_at_a_time_match_the_same(batch, rule, monkeypatch):
+    from mining import dedup
+
+    def matched() -> list[tuple[int, int, bool]]:
+        index = NearDuplicateIndex(DedupConfig(rule=rule))
+        index.add([f"old{i}" for i in range(20)],
+                  index.sketch([shingle_hashes(t) for t in batch[:20]]))
+        pairs = index.match(index.sketch([shingle_hashes(t) for t in batch])).pairs()
+        return list(zip(pairs.a.tolist(), pairs.b.tolist(), pairs.indexed.tolist(),
+                        strict=True))
+
+    whole = matched()
+    monkeypatch.setattr(dedup, "_ROWS_AT_ONCE", 3)
+    assert matched() == whole
+    assert (9, 41, False) in whole and (5, 5, True) in whole
+
+
 def paper_index() -> NearDuplicateIndex:
     return NearDuplicateIndex(DedupConfig(rule=Rule.paper))
 
