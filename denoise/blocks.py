@@ -403,6 +403,19 @@ def _table_chunk_spans(dom: DomIndex) -> tuple[np.ndarray, np.ndarray]:
     return spans, np.where(containers >= 0, containers, 0).astype(np.int32)
 
 
+def covered_chunks(dom: DomIndex, scheme: str) -> np.ndarray:
+    """Which chunks lie in some block of ``scheme`` (``chunk_block >= 0`` of
+    :func:`segment_dom`), without cutting the page into blocks: for a caller that only
+    keeps the covered text (a page's full text for near-duplicates)."""
+    try:
+        select = SELECTORS[scheme]
+    except KeyError:
+        raise ValueError(f"not a nested-element segmentation: {scheme!r}") from None
+    marks = np.where(select(dom), 0, -1).astype(np.int32)
+    return fill_down(dom.parents, marks)[dom.chunk_owner] >= 0 if len(dom.chunk_owner) \
+        else np.zeros(0, dtype=bool)
+
+
 def segment_dom(page: Page, dom: DomIndex, scheme: str = "blocks") -> PageBlocks:
     """Cut an indexed page into the blocks of ``scheme`` (one of :data:`SCHEMES`)."""
     n_chunks = len(dom.chunk_first)

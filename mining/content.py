@@ -32,10 +32,11 @@ from functools import cache
 
 import numpy as np
 
-from denoise.blocks import segment
+from denoise.blocks import covered_chunks, index_dom, segment
 from denoise.detector import TemplateDetector, block_lines
 from denoise.errors import PageError
 from denoise.features import SCHEME
+from denoise.html import parse_html
 from denoise.main_content import (
     MainContentExtractor,
     default_extractor,
@@ -80,9 +81,9 @@ def body_words(page: Page) -> np.ndarray:
     """The word hashes of the page's body text (FULLTEXT, ``none``): the words of every
     body chunk read straight from the page text (:func:`word_hashes` of the text
     :func:`page_texts` gives, without building that text)."""
-    blocks = segment(page, SCHEME)
-    body = blocks.chunk_block >= 0
-    return word_hashes(blocks.text, (blocks.chunk_starts[body], blocks.chunk_ends[body]))
+    dom = index_dom(parse_html(page.html, page.id))
+    body = covered_chunks(dom, SCHEME)  # what segmenting would keep, without segmenting
+    return word_hashes(dom.text, (dom.chunk_first[body], dom.chunk_last[body]))
 
 
 def page_texts(pages: Iterable[Page], mode: Denoise | str, *,

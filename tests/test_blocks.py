@@ -1,3 +1,6 @@
+import numpy as np
+import pytest
+
 from denoise.blocks import SCHEMES, segment
 from denoise.page import Page
 
@@ -79,3 +82,26 @@ def test_chunk_block_maps_text_to_its_innermost_block():
 def test_every_scheme_handles_a_page_without_text():
     for scheme in SCHEMES:
         assert segment(page("<html><body><div></div></body></html>"), scheme).chunks == ()
+
+
+@pytest.mark.parametrize("scheme", ["blocks", "regions", "nodes", "layout", "pagelets"])
+def test_covered_chunks_are_the_chunks_segmenting_puts_in_a_block(dev_site_pages, scheme):
+    from denoise.blocks import covered_chunks, index_dom, segment_dom
+    from denoise.html import parse_html
+
+    uncovered = 0
+    for page in dev_site_pages[:40]:
+        dom = index_dom(parse_html(page.html, page.id))
+        covered = covered_chunks(dom, scheme)
+        assert np.array_equal(covered, segment_dom(page, dom, scheme).chunk_block >= 0)
+        uncovered += int((~covered).sum())
+    assert scheme == "nodes" or uncovered > 0  # the head's title is in no block
+
+
+def test_covered_chunks_want_a_segmentation_of_elements():
+    from denoise.blocks import covered_chunks, index_dom
+    from denoise.html import parse_html
+
+    dom = index_dom(parse_html("<p>a</p>", "p.html"))
+    with pytest.raises(ValueError, match="table-chunks"):
+        covered_chunks(dom, "table-chunks")
