@@ -78,6 +78,48 @@ def test_shingle_hashes_match_the_plain_python_definition():
     assert shingle_hashes("a b c d e f").tolist() != shingle_hashes("b a c d e f").tolist()
 
 
+@pytest.mark.parametrize("text", [
+    "", "!!! ... ---", "one", "The Quick, brown fox -- jumps over THE lazy dog",
+    "İstanbul ß straße ǅemal ΣΊΣΥΦΟΣ Москва 日本語 x2026_06 ١٢٣",  # lower-casing, scripts
+    "emoji \U0001f600 past the first plane \U0001d518\U0001d52b falls back",
+    "word" * 5000,  # one long word
+])
+def test_compiled_word_hashes_are_the_numpy_ones(text):
+    from mining import shingles
+
+    if shingles._compiled is None:
+        pytest.skip("the compiled extension is not built")
+    assert np.array_equal(word_hashes(text), shingles._numpy_word_hashes(text, None))
+    n = len(text)
+    for cut in ([0, n // 3, n // 2], [0, n // 2, n // 2]):  # apart, and touching spans
+        starts = np.array(cut, dtype=np.int64)
+        ends = np.array([max(cut[0], n // 4), cut[2], n][:3], dtype=np.int64)
+        ends = np.maximum(ends, starts)
+        if (starts[1:] < ends[:-1]).any():
+            continue
+        spans = (starts, ends)
+        assert np.array_equal(word_hashes(text, spans),
+                              shingles._numpy_word_hashes(text, spans)), cut
+
+
+def test_compiled_word_hashes_of_real_page_chunks(dev_site_pages):
+    from denoise.blocks import index_dom
+    from denoise.html import parse_html
+    from mining import shingles
+
+    if shingles._compiled is None:
+        pytest.skip("the compiled extension is not built")
+    total = 0
+    for page in dev_site_pages[:60]:
+        dom = index_dom(parse_html(page.html, page.id))
+        keep = np.arange(len(dom.chunk_first)) % 3 != 1  # leave gaps between spans
+        spans = (dom.chunk_first[keep], dom.chunk_last[keep])
+        fast = word_hashes(dom.text, spans)
+        assert np.array_equal(fast, shingles._numpy_word_hashes(dom.text, spans)), page.id
+        total += len(fast)
+    assert total > 10_000
+
+
 def test_long_texts_hash_the_same_way():
     text = prose(1, 15_000)  # longer than the precomputed power tables
     assert len(text) > 1 << 16
