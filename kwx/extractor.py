@@ -57,6 +57,7 @@ class PhraseStatistics:
     documents: PhraseTable | None = None
     queries: PhraseTable | None = None
     query_parts: PhraseTable | None = None
+    joint: JointTable = field(init=False, repr=False, compare=False)  # the three, together
 
     @classmethod
     def load(cls, df: PathLike | None, querylog: PathLike | None) -> Self:
@@ -67,8 +68,6 @@ class PhraseStatistics:
             tables = TableFile.load(querylog, ["query", "query_part"]).tables
             queries, query_parts = tables["query"], tables["query_part"]
         return cls(documents, queries, query_parts)
-
-    joint: JointTable = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "joint", JointTable(  # frozen: set once, here
