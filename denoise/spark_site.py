@@ -6,8 +6,8 @@ The plan:
 1. ``mapInArrow`` (:func:`denoise.spark_frame.page_rows`): each page segmented the way
    the method segments it; out come its site, its page key, the block digests
    :meth:`FingerprintMethod.fit` counts (recorded from a fit on that page alone, so they
-   are exactly those) and the segmented page without its HTML (pickled: bytes this run
-   makes on its executors and reads back there, never a file a user hands in).
+   are exactly those) and the segmented page without its HTML (encoded by
+   :mod:`denoise.blockcodec`: JSON and raw arrays, never pickle).
 2. ``groupBy(site, digest)`` over the distinct (site, page key, digest) rows: on how
    many pages each digest is (a page counted once by its key, as
    :class:`~denoise.site.counts.MemoryCounts` does); ``groupBy(site)``: the site's pages
@@ -24,7 +24,6 @@ local SQLite file) stay with the embedded engine.
 
 from __future__ import annotations
 
-import pickle
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from functools import partial
@@ -32,6 +31,7 @@ from typing import TYPE_CHECKING, ClassVar
 
 import numpy as np
 
+from denoise.blockcodec import decode_blocks, encode_blocks
 from denoise.decode import DEFAULT_MAX_BYTES
 from denoise.errors import PageError
 from denoise.page import Page
@@ -177,7 +177,7 @@ class _Segment:
         method.fit([blocks])
         kept = replace(blocks, page=replace(page, html=""))
         return (page.site, page_key(blocks), recorded.keys.tolist(),
-                pickle.dumps(kept, protocol=pickle.HIGHEST_PROTOCOL))
+                encode_blocks(kept))
 
 
 def _label(theta: float, contained: float | None, lines: Callable[[LabeledPage], str] | None,
@@ -189,8 +189,7 @@ def _label(theta: float, contained: float | None, lines: Callable[[LabeledPage],
     for batch in batches:
         out: dict[str, list[object]] = {name: [] for name in schema.names}
         for row in batch.to_pylist():
-            # our own bytes from step 1 of this run, never a user's file
-            blocks = pickle.loads(row["blocks"])  # noqa: S301
+            blocks = decode_blocks(row["blocks"])
             known = {pair["digest"]: pair["df"] for pair in row["known"] or ()}
             page = _method(theta, contained, _KnownCounts(known, row["pages"])).fit(
                 [blocks]).label(blocks)

@@ -4,14 +4,13 @@ A site's labels need its statistics over all its pages, so every page waits unti
 site is complete. Waiting pages are held in memory up to a budget for the whole run
 (:data:`HOLD_BYTES`); past it they are spilled to a private temporary folder and read
 back twice (to fit, then to label), so memory stays flat whatever the input size and
-however the input interleaves its sites, at the cost of a pickle round trip per
-spilled page. The spill files are this process's own, written and read in one run and
-deleted after it: they are never a file a user hands in.
+however the input interleaves its sites, at the cost of encoding each spilled page
+(:mod:`denoise.blockcodec`: JSON and raw arrays, never pickle) and reading it back. The
+spill file is this run's own, in a private folder deleted after it.
 """
 
 from __future__ import annotations
 
-import pickle
 import shutil
 import tempfile
 from array import array
@@ -22,6 +21,7 @@ from pathlib import Path
 import numpy as np
 
 from denoise.batch import map_pages
+from denoise.blockcodec import encode_blocks, read_blocks
 from denoise.blocks import PageBlocks, segment
 from denoise.errors import PageError
 from denoise.page import Page
@@ -190,7 +190,7 @@ class _Spill:
 
     def __init__(self) -> None:
         self.folder = Path(tempfile.mkdtemp(prefix="denoise-site-"))  # mode 0700
-        self.path = self.folder / "pages.pickle"
+        self.path = self.folder / "pages.blocks"
         self.stream = self.path.open("w+b")
 
     def write(self, blocks: PageBlocks) -> int:
@@ -198,7 +198,7 @@ class _Spill:
         offset = self.stream.tell()  # only this method moves it
         # the text index is most of the bytes, but reading it back costs less than
         # rebuilding it from the text
-        pickle.dump(blocks, self.stream, protocol=pickle.HIGHEST_PROTOCOL)
+        self.stream.write(encode_blocks(blocks))
         return offset
 
     def read(self, offsets: array) -> Iterator[PageBlocks]:
@@ -207,7 +207,7 @@ class _Spill:
         with self.path.open("rb") as stream:
             for offset in offsets:
                 stream.seek(offset)
-                yield pickle.load(stream)  # noqa: S301 (this run's own file, never a user's)
+                yield read_blocks(stream)
 
     def close(self) -> None:
         self.stream.close()
