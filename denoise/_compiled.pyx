@@ -1492,31 +1492,6 @@ def forest_proba(const TreeNode[::1] nodes, const int[::1] roots, const int[::1]
         for i in range(n):
             out[i] = out[i] / trees
     return out_a
-    cdef Py_ssize_t i, t, k
-    cdef int s, root, go
-    cdef int at[8]
-    cdef const float* row[8]
-    cdef const TreeNode* tree = &nodes[0]
-    cdef const TreeNode* node
-    for t in range(trees):
-        root = roots[t]
-        i = 0
-        while i < n:
-            for k in range(8):  # past the last row, walk it again and drop the result
-                row[k] = &X[min(i + k, n - 1), 0]
-                at[k] = root
-            for s in range(steps[t]):
-                for k in range(8):
-                    node = tree + at[k]
-                    go = -<int>(row[k][node.feature] <= node.threshold)
-                    at[k] = node.right ^ ((node.left ^ node.right) & go)
-            for k in range(min(8, n - i)):
-                out[i + k] += value[at[k]]
-            i += 8
-    if trees:
-        for i in range(n):
-            out[i] = out[i] / trees
-    return out_a
 
 
 def scored_tree(const cnp.npy_bool[:] eligible, const int[:] parents):
