@@ -39,6 +39,8 @@ if TYPE_CHECKING:
 JobsOption = Annotated[int, typer.Option(
     "--jobs", "-j", min=1, help="Worker processes (default: the machine's cores). Output "
     "stays in input order.", show_default=False)]
+OutOption = Annotated[Path, typer.Option(
+    "--out", "-o", help="Write here instead of standard output (atomically).")]
 ResumeOption = Annotated[bool, typer.Option(
     "--resume", help="Continue an interrupted run with the same inputs and options: "
     "pages already written to --out are not done again. Output goes to OUT.partial "

@@ -23,6 +23,7 @@ from denoise.cli_batch import (
     Engine,
     EngineOption,
     JobsOption,
+    OutOption,
     ResumeOption,
     SparkMasterOption,
     run_pages,
@@ -357,8 +358,7 @@ def apply_command(
         "per scored block (page, path, tag, text, score, template).")] = Format.text,
     blocks: Annotated[bool, typer.Option(
         "--blocks", help="Same as --format blocks.")] = False,
-    out: Annotated[Path, typer.Option(
-        "--out", "-o", help="Write here instead of standard output (atomically).")] = Path("-"),
+    out: OutOption = Path("-"),
     site_evidence: Annotated[bool, typer.Option(
         help="Let pages of the same site in the batch add their site-level evidence "
         "(blocks repeated on >= 10% of the site's pages lean template). Holds the batch.",

@@ -21,6 +21,7 @@ from denoise.cli_batch import (
     Engine,
     EngineOption,
     JobsOption,
+    OutOption,
     ResumeOption,
     SparkMasterOption,
     run_pages,
@@ -127,8 +128,7 @@ def extract_command(
     model: RankerOption = None,
     detector: DetectorOption = None,
     as_json: JsonOption = False,
-    out: Annotated[Path, typer.Option("--out", "-o", help="Write here instead of standard "
-                                      "output (atomically).")] = Path("-"),
+    out: OutOption = Path("-"),
     max_bytes: MaxBytesOption = DEFAULT_MAX_BYTES,
     jobs: JobsOption = None,
     resume: ResumeOption = False,

@@ -20,6 +20,7 @@ from denoise.cli_batch import (
     Engine,
     EngineOption,
     JobsOption,
+    OutOption,
     ResumeOption,
     SparkMasterOption,
     run_pages,
@@ -181,8 +182,7 @@ def predict_command(
     inputs: InputsArg,
     model: ModelOption,
     detector: DetectorOption = None,
-    out: Annotated[Path, typer.Option("--out", "-o", help="Write here instead of standard "
-                                      "output (atomically).")] = Path("-"),
+    out: OutOption = Path("-"),
     max_bytes: MaxBytesOption = DEFAULT_MAX_BYTES,
     jobs: JobsOption = None,
     resume: ResumeOption = False,

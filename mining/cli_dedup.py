@@ -22,6 +22,7 @@ from denoise.cli_batch import (
     Engine,
     EngineOption,
     JobsOption,
+    OutOption,
     ResumeOption,
     SparkMasterOption,
 )
@@ -292,9 +293,7 @@ def dedup_command(
     save_index: Annotated[Path | None, typer.Option(
         help="Save the sketches of this batch (and of --index's pages) here.",
         show_default=False)] = None,
-    out: Annotated[Path, typer.Option(
-        "--out", "-o", help="Write here instead of standard output (atomically).")
-    ] = Path("-"),
+    out: OutOption = Path("-"),
     site: Annotated[str | None, typer.Option(
         help="Treat every page as one site (default: the URL's host, or the page's "
         "folder).", show_default=False)] = None,
