@@ -11,6 +11,7 @@ checks the format, the version and that the sizes add up, and names what is wron
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import fields
 from typing import BinaryIO
 
@@ -103,7 +104,7 @@ def _header(data: bytes) -> dict:
 
 def _body_size(header: dict) -> int:
     texts = sum(size for _, size in header["texts"])
-    return texts + sum(np.dtype(dtype).itemsize * int(np.prod(shape, dtype=np.int64))
+    return texts + sum(np.dtype(dtype).itemsize * math.prod(shape)
                        for _, dtype, shape in header["arrays"])
 
 
@@ -116,7 +117,7 @@ def _blocks(header: dict, body: bytearray) -> PageBlocks:
         at += size
     arrays: dict[str, np.ndarray] = {}
     for name, dtype, shape in header["arrays"]:
-        count = int(np.prod(shape, dtype=np.int64))
+        count = math.prod(shape)
         array = np.frombuffer(view, dtype=np.dtype(dtype), count=count, offset=at)
         arrays[name] = array.reshape(shape)
         at += array.nbytes

@@ -175,9 +175,13 @@ class PageClassifier(ClassifierMixin, BaseEstimator):
         if self.denoise != Denoise.site:
             return page_texts(pages, self.denoise, detector=detector, on_error=on_error)
         held = list(pages)
-        order = {id(page): n for n, page in enumerate(held)}
+        # page_texts groups by site, and hands back its own copies of the pages (without
+        # their HTML): input order by id, a repeated id keeping its pages' own order
+        order: dict[str, int] = {}
+        for n, page in enumerate(held):
+            order.setdefault(page.id, n)
         found = list(page_texts(held, self.denoise, on_error=on_error))
-        found.sort(key=lambda pair: order[id(pair[0])])  # page_texts groups by site
+        found.sort(key=lambda pair: order[pair[0].id])
         return iter(found)
 
     def save(self, path: str | os.PathLike[str], extra: dict[str, object] | None = None) -> None:

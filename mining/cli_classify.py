@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import sys
 import time
+from collections import defaultdict, deque
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -109,6 +110,20 @@ def _texts(err: Console, classifier: PageClassifier, pages: Iterable[Page],
             yield page, text
 
 
+def _labelled_texts(err: Console, classifier: PageClassifier, pages: list[tuple[Page, str]],
+                    detector: TemplateDetector | None,
+                    skipped: list[Skipped | PageError | str]) -> Iterator[tuple[str, str]]:
+    """Each readable page's label and text, in input order. Pages are matched by id
+    (``--denoise site`` hands back its own copies of them), a repeated id's labels in
+    turn."""
+    labels: dict[str, deque[str]] = defaultdict(deque)
+    for page, label in pages:
+        labels[page.id].append(label)
+    for page, text in _texts(err, classifier, (p for p, _ in pages), detector, skipped,
+                             len(pages)):
+        yield labels[page.id].popleft(), text
+
+
 @classify_app.command("train")
 def train_command(
     labels: LabelsArg,
@@ -152,12 +167,10 @@ def train_command(
     started = time.process_time()
     skipped: list[Skipped | PageError | str] = []
     pages = _labelled(err, labels, max_bytes, skipped)
-    label_of = {id(page): label for page, label in pages}
     texts, targets = [], []
-    for page, text in _texts(err, classifier, (p for p, _ in pages), template, skipped,
-                             len(pages)):
+    for label, text in _labelled_texts(err, classifier, pages, template, skipped):
         texts.append(text)
-        targets.append(label_of[id(page)])
+        targets.append(label)
     if not texts:
         raise _fail(err, f"{labels}: no readable pages", 1)
     try:
@@ -295,11 +308,9 @@ def evaluate_command(
     started = time.process_time()
     skipped: list[Skipped | PageError | str] = []
     pages = _labelled(err, labels, max_bytes, skipped)
-    label_of = {id(page): label for page, label in pages}
     truth, texts = [], []
-    for page, text in _texts(err, classifier, (p for p, _ in pages), template, skipped,
-                             len(pages)):
-        truth.append(label_of[id(page)])
+    for label, text in _labelled_texts(err, classifier, pages, template, skipped):
+        truth.append(label)
         texts.append(text)
     if not texts:
         raise _fail(err, f"{labels}: no readable pages", 1)

@@ -91,7 +91,8 @@ def page_texts(pages: Iterable[Page], mode: Denoise | str, *,
                extractor: MainContentExtractor | None = None,
                on_error: Callable[[PageError], None] | None = None) -> Iterator[tuple[Page, str]]:
     """Each page with its text under ``mode``, in input order except for ``site``
-    (which groups the batch by site first: sites in order of first appearance).
+    (which groups the batch by site first: sites in order of first appearance, and
+    hands back copies of the pages without their HTML, so match them by ``id``).
 
     A page that cannot be parsed goes to ``on_error`` (raised without one). ``detector``
     is the page-level detector for ``page`` (default: the shipped one at

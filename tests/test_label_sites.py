@@ -153,3 +153,27 @@ def test_a_labelled_site_lets_its_statistics_go():
     assert [ref() for ref in made[first]] == [None]  # its counts are gone
     assert any(ref() is not None for site, refs in made.items() if site != first
                for ref in refs)
+
+
+@pytest.mark.parametrize("make", [lambda: FingerprintMethod(contained=0.85),
+                                  lambda: METHODS["shingle"]()])
+def test_counting_pages_one_at_a_time_gives_the_labels_of_one_fit(make):
+    pages = [make().segment(page) for page in generated_site(3, 8)]
+    whole = make().fit(pages)
+    one_by_one = make()
+    assert one_by_one.incremental
+    for page in pages:
+        one_by_one.partial_fit([page])
+    for page in pages:
+        expected, got = whole.label(page), one_by_one.label(page)
+        assert got.labels.tolist() == expected.labels.tolist()
+        assert got.support.tolist() == expected.support.tolist()
+
+
+def test_structure_matching_needs_the_whole_site_at_once():
+    method = FingerprintMethod(structure=True)
+    assert not method.incremental
+    with pytest.raises(ValueError, match="call fit"):
+        method.partial_fit([method.segment(generated_site(1, 2)[0])])
+    with pytest.raises(NotImplementedError, match="call fit"):
+        METHODS["style-offset"]().partial_fit([])

@@ -1,12 +1,14 @@
 """Label a stream of pages from many sites: group by site, fit once per site, label.
 
 A site's labels need its statistics over all its pages, so every page waits until its
-site is complete. Waiting pages are held in memory up to a budget for the whole run
-(:data:`HOLD_BYTES`); past it they are spilled to a private temporary folder and read
-back twice (to fit, then to label), so memory stays flat whatever the input size and
-however the input interleaves its sites, at the cost of encoding each spilled page
-(:mod:`denoise.blockcodec`: JSON and raw arrays, never pickle) and reading it back. The
-spill file is this run's own, in a private folder deleted after it.
+site is complete. A method that counts one page at a time (``incremental``) counts
+each page as it comes; the others fit on a site's pages once it is complete. Waiting
+pages are held in memory up to a budget for the whole run (:data:`HOLD_BYTES`); past it
+they are spilled to a private temporary folder and read back (once to label, and
+before that to fit where the method is not incremental), so memory stays flat whatever
+the input size and however the input interleaves its sites, at the cost of encoding
+each spilled page (:mod:`denoise.blockcodec`: JSON and raw arrays, never pickle) and
+reading it back. The spill file is this run's own, in a private folder deleted after it.
 """
 
 from __future__ import annotations
@@ -115,6 +117,8 @@ def label_sites(
                     raise blocks
                 on_error(blocks)
                 continue
+            if methods[page.site].incremental:  # counted now: a spilled page is read once
+                methods[page.site].partial_fit((blocks,))
             waiting.add(page.site, blocks)
         for site in list(methods):  # a labelled site's method (and counts) is let go
             yield from _label_site(methods.pop(site), waiting.pop(site))
@@ -130,8 +134,13 @@ class _SegmentJob:
         pass
 
     def __call__(self, page: Page) -> PageBlocks:
-        blocks = segment(page, self.scheme)
-        return replace(blocks, page=replace(page, html=""))
+        return _without_html(segment(page, self.scheme))
+
+
+def _without_html(blocks: PageBlocks) -> PageBlocks:
+    """``blocks`` without its page's HTML, which no method reads once the page is
+    segmented: a waiting page neither holds it nor writes it to the spill file."""
+    return replace(blocks, page=replace(blocks.page, html=""))
 
 
 def _segmented(pages: Iterable[Page], method_for: Callable[[str], SiteMethod],
@@ -144,7 +153,7 @@ def _segmented(pages: Iterable[Page], method_for: Callable[[str], SiteMethod],
                 methods[page.site] = method_for(page.site)
             method = methods[page.site]
             try:
-                yield page, method.segment(page)
+                yield page, _without_html(method.segment(page))
             except PageError as error:
                 yield page, error
         return
@@ -157,7 +166,8 @@ def _segmented(pages: Iterable[Page], method_for: Callable[[str], SiteMethod],
 def _label_site(method: SiteMethod, site_pages: _SitePages) -> Iterator[LabeledPage]:
     if not len(site_pages):
         return
-    method = method.fit(site_pages)
+    if not method.incremental:  # an incremental method counted the pages as they came
+        method = method.fit(site_pages)
     for blocks in site_pages:
         yield method.label(blocks)
 
