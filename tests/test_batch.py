@@ -548,3 +548,16 @@ def test_a_page_the_job_fails_on_unexpectedly_is_skipped_not_the_run(jobs):
     assert summary.written == 5
     assert skipped == ["p3: internal error (KeyError: '[')"]
     assert summary.skipped == {"internal error": 1}
+
+
+def test_a_batch_process_runs_one_blas_thread_and_keeps_its_models_out_of_the_gc():
+    import gc
+
+    from threadpoolctl import threadpool_info
+
+    from denoise.batch import ready_for_pages
+
+    ready_for_pages()
+    assert gc.get_freeze_count() > 0
+    assert all(pool["num_threads"] == 1 for pool in threadpool_info()
+               if pool["user_api"] == "blas")
