@@ -20,6 +20,7 @@ from functools import cached_property, partial
 import numpy as np
 from lxml import etree
 
+from denoise.arrays import sorted_unique
 from denoise.html import parse_html
 from denoise.page import Page
 from denoise.texthash import ChunkIndex, index_chunks
@@ -391,7 +392,7 @@ def _table_chunk_spans(dom: DomIndex) -> tuple[np.ndarray, np.ndarray]:
     """Ma et al.: runs of text between consecutive table / image-map tags, and their owners."""
     n_chunks = len(dom.chunk_first)
     delimiters = np.flatnonzero(dom.has_tag(CHUNK_DELIMITER_TAGS))
-    bounds = np.unique(np.concatenate((
+    bounds = sorted_unique(np.concatenate((
         [0, n_chunks], dom.chunk_starts[delimiters], dom.chunk_ends[delimiters])))
     spans = np.stack((bounds[:-1], bounds[1:]), axis=1).astype(np.int32)
     spans = spans[spans[:, 0] < spans[:, 1]]

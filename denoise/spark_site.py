@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, ClassVar
 
 import numpy as np
 
+from denoise.arrays import sorted_unique
 from denoise.blockcodec import decode_blocks, encode_blocks
 from denoise.decode import DEFAULT_MAX_BYTES
 from denoise.errors import PageError
@@ -121,7 +122,7 @@ class _RecordedCounts:
         self.keys = np.zeros(0, dtype=np.int64)
 
     def add(self, page_key: str, keys: np.ndarray, kind: str = "text") -> bool:
-        self.keys = np.unique(keys)
+        self.keys = sorted_unique(keys)
         return True
 
     def pages(self, kind: str = "text") -> int:

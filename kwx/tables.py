@@ -18,6 +18,7 @@ from typing import Self
 import numpy as np
 
 from denoise.arrayfile import ModelError, read_arrays, write_arrays
+from denoise.arrays import sorted_unique
 from kwx.text import hash_check
 
 FORMAT_KIND = "webdenoise-phrase-tables"
@@ -50,7 +51,7 @@ class JointTable:
 
     def __init__(self, tables: Iterable[PhraseTable]) -> None:
         tables = list(tables)
-        self.hashes = np.unique(np.concatenate([t.hashes for t in tables])) if tables \
+        self.hashes = sorted_unique(np.concatenate([t.hashes for t in tables])) if tables \
             else np.zeros(0, dtype=np.uint64)
         self.counts = np.column_stack([t.lookup(self.hashes) for t in tables]) if tables \
             else np.zeros((0, 0), dtype=np.int64)

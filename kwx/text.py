@@ -32,6 +32,8 @@ import numpy as np
 from spacy.attrs import IDX, IS_PUNCT, IS_SPACE, IS_STOP, IS_TITLE, IS_UPPER, LENGTH, LOWER, SPACY
 from spacy.strings import get_string_id
 
+from denoise.arrays import sorted_unique
+
 #: Longest candidate phrase, in words (Yih et al. and the issue: up to 5).
 MAX_WORDS = 5
 #: Odd 64-bit multiplier of the phrase hash (the golden-ratio constant).
@@ -387,7 +389,7 @@ def occurrences(found: Words, max_words: int = MAX_WORDS) -> Occurrences:
 
 def phrase_hashes(text: str, max_words: int = MAX_WORDS) -> np.ndarray:
     """The distinct candidate phrase hashes of ``text`` (for tables and titles)."""
-    return np.unique(occurrences(words(text), max_words).hashes)
+    return sorted_unique(occurrences(words(text), max_words).hashes)
 
 
 def key_hash(phrase: str) -> int | None:

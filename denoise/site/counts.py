@@ -18,6 +18,7 @@ from typing import Protocol
 
 import numpy as np
 
+from denoise.arrays import sorted_unique
 from denoise.errors import StoreError
 
 STORE_FORMAT = 1
@@ -56,7 +57,7 @@ class MemoryCounts:
         if page_key in seen:
             return False
         seen.add(page_key)
-        self._counts.setdefault(kind, Counter()).update(np.unique(keys).tolist())
+        self._counts.setdefault(kind, Counter()).update(sorted_unique(keys).tolist())
         return True
 
     def pages(self, kind: str = "text") -> int:
@@ -154,7 +155,7 @@ class SiteCounts:
         self._db.executemany(
             "INSERT INTO df VALUES (?, ?, ?, 1) "
             "ON CONFLICT (site, kind, digest) DO UPDATE SET n = n + 1",
-            ((self._site, kind, key) for key in np.unique(keys).tolist()),
+            ((self._site, kind, key) for key in sorted_unique(keys).tolist()),
         )
         return True
 
@@ -171,7 +172,7 @@ class SiteCounts:
         ).fetchone() is not None
 
     def lookup(self, keys: np.ndarray, kind: str = "text") -> np.ndarray:
-        wanted = np.unique(keys).tolist()
+        wanted = sorted_unique(keys).tolist()
         found: dict[int, int] = {}
         for start in range(0, len(wanted), _LOOKUP_BATCH):
             batch = wanted[start:start + _LOOKUP_BATCH]

@@ -18,6 +18,7 @@ from typing import ClassVar, Self
 
 import numpy as np
 
+from denoise.arrays import sorted_unique
 from denoise.blocks import PageBlocks
 from denoise.site.base import (
     REASON,
@@ -50,7 +51,7 @@ def shingle_fingerprint(text: str) -> int:
     hashes = np.zeros(n, dtype=np.uint64)
     for offset in range(SHINGLE_WORDS):
         hashes = hashes * np.uint64(31) + ids[offset:offset + n] * _MIX[offset]
-    sketch = np.unique(hashes)[:SKETCH_SIZE]
+    sketch = sorted_unique(hashes)[:SKETCH_SIZE]
     return digest(sketch.tobytes().hex(), b"g")
 
 

@@ -70,6 +70,7 @@ from typing import ClassVar, Self
 
 import numpy as np
 
+from denoise.arrays import sorted_unique
 from denoise.blocks import PageBlocks
 from denoise.site.base import REASON, Label, LabeledPage, SiteMethod, check_fraction
 
@@ -285,7 +286,7 @@ class StyleOffsetMethod(SiteMethod):
                               dtype=np.int64, count=len(words))
             if len(vocabulary) > len(df):
                 df = np.concatenate((df, np.zeros(2 * len(vocabulary) - len(df), np.int32)))
-            df[np.unique(ids)] += 1
+            df[sorted_unique(ids)] += 1
             item_block, item_word, sigs = _signatures(blocks, ids, offsets, len(vocabulary))
             keys = (bsc[item_block] << _KEY_SHIFT) | item_word
             self._join(keys.tolist(), sigs, members, clusters)
