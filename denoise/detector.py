@@ -91,16 +91,22 @@ class PageScores:
 
 def block_lines(blocks: PageBlocks, keep: np.ndarray) -> str:
     """The kept chunks of a page as text, one line per block (chunks of a block joined by
-    a space): one slice per chunk and one join, no per-block arrays."""
+    a space). The page text already joins its chunks with one space, so each run of
+    neighbouring kept chunks of one block is a single slice of it: one slice per run
+    and one join."""
     kept = np.flatnonzero(keep)
     if not len(kept):
         return ""
-    text = blocks.text
     owners = blocks.chunk_block[kept]
-    pieces: list[str] = [""] * (2 * len(kept) - 1)
-    pieces[0::2] = [text[a:b] for a, b in zip(blocks.chunk_starts[kept].tolist(),
-                                                blocks.chunk_ends[kept].tolist(), strict=True)]
-    pieces[1::2] = np.where(owners[1:] != owners[:-1], "\n", " ").tolist()
+    new_block = owners[1:] != owners[:-1]
+    ends_run = np.flatnonzero(new_block | (kept[1:] != kept[:-1] + 1))
+    first = kept[np.concatenate(([0], ends_run + 1))]
+    last = kept[np.append(ends_run, len(kept) - 1)]
+    text = blocks.text
+    pieces: list[str] = [""] * (2 * len(first) - 1)
+    pieces[0::2] = [text[a:b] for a, b in zip(blocks.chunk_starts[first].tolist(),
+                                                blocks.chunk_ends[last].tolist(), strict=True)]
+    pieces[1::2] = np.where(new_block[ends_run], "\n", " ").tolist()
     return "".join(pieces)
 
 

@@ -48,6 +48,7 @@ from __future__ import annotations
 
 import string
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 from lxml import etree
@@ -252,9 +253,19 @@ _TAG_FAMILY = _family_index(TAG_FAMILIES)
 _OWN_FAMILY = _family_index(OWN_TAGS)
 
 
-def _family_lut(vocab: list[str], family_of: dict[str, int]) -> np.ndarray:
-    """Per tag of ``vocab``, its family index, or -1 (one more -1 at the end)."""
-    return np.array([family_of.get(tag, -1) for tag in vocab] + [-1], dtype=np.int32)
+def _family_lut(vocab: list[str], families: str) -> np.ndarray:
+    """Per tag of ``vocab``, its index in ``families`` ("tag": TAG_FAMILIES, "own":
+    OWN_TAGS), or -1, with one more -1 at the end. Shared and read-only: a site's pages
+    have the same few tag vocabularies."""
+    return _cached_family_lut(tuple(vocab), families)
+
+
+@lru_cache(maxsize=4096)
+def _cached_family_lut(vocab: tuple[str, ...], families: str) -> np.ndarray:
+    family_of = _TAG_FAMILY if families == "tag" else _OWN_FAMILY
+    lut = np.array([family_of.get(tag, -1) for tag in vocab] + [-1], dtype=np.int32)
+    lut.flags.writeable = False
+    return lut
 
 
 def _tokens(text: str) -> tuple[list[str], np.ndarray]:
@@ -436,8 +447,8 @@ def _rows_compiled(dom: DomIndex, blocks: PageBlocks,
         dom.tag_ids.astype(int32, copy=False), dom.parents.astype(int32, copy=False),
         dom.depths.astype(int32, copy=False), dom.lines.astype(int32, copy=False),
         markup_bytes.astype(int32, copy=False), link_hosts.astype(np.uint32, copy=False),
-        cues.astype(np.uint8, copy=False), _family_lut(vocab, _TAG_FAMILY),
-        _family_lut(vocab, _OWN_FAMILY), vocab.index("a") if "a" in vocab else -1,
+        cues.astype(np.uint8, copy=False), _family_lut(vocab, "tag"),
+        _family_lut(vocab, "own"), vocab.index("a") if "a" in vocab else -1,
         vocab.index("img") if "img" in vocab else -1, page_host,
         blocks.chunk_starts.astype(np.int64, copy=False),
         blocks.chunk_ends.astype(np.int64, copy=False),
@@ -479,7 +490,7 @@ def _rows_python(dom: DomIndex, blocks: PageBlocks,
     is_link = tag_ids == (vocab.index("a") if "a" in vocab else -1)
     is_image = tag_ids == (vocab.index("img") if "img" in vocab else -1)
     real_links = is_link & (link_hosts != 1)
-    family = _family_lut(vocab, _TAG_FAMILY)[tag_ids]
+    family = _family_lut(vocab, "tag")[tag_ids]
     indicators = np.zeros((n_elements, 5 + len(TAG_FAMILIES) + 1), dtype=np.float64)
     indicators[:, 0] = is_link
     indicators[:, 1] = is_image
@@ -494,7 +505,7 @@ def _rows_python(dom: DomIndex, blocks: PageBlocks,
     links, images, html_bytes, target_links, intra_links = inside[:, :5].T
     element_count = (element_ends - elements).astype(np.float64)
     tag_shares = inside[:, 5:-1] / element_count[:, None]
-    own_family = _family_lut(vocab, _OWN_FAMILY)[tag_ids[elements]]
+    own_family = _family_lut(vocab, "own")[tag_ids[elements]]
     own = np.eye(len(OWN_TAGS) + 1)[own_family][:, :-1]  # family -1: no column set
     cue_bits_ = np.stack((cues[elements], or_down(dom.parents, cues)[elements]), axis=1)
     cue_columns = np.unpackbits(cue_bits_[:, :, None], axis=2, bitorder="little")

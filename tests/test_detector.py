@@ -8,7 +8,7 @@ from lxml import etree
 from sitegen import generated_site, labelled_pages, site_page, site_template
 
 from denoise import main_content
-from denoise.detector import TemplateDetector
+from denoise.detector import TemplateDetector, block_lines
 from denoise.errors import PageError
 from denoise.features import extract
 from denoise.model import ModelError, TemplateModel, default_model_path
@@ -264,6 +264,19 @@ def test_content_chunks_are_the_non_template_chunks_of_the_body(detector):
     kept = " ".join(c for c, keep in zip(chunks, content, strict=True) if keep)
     assert all(sentence in kept for sentence in article_sentences(page))
 
+
+
+@pytest.mark.parametrize("number", NEW_SITES[:3])
+def test_block_lines_puts_each_blocks_kept_chunks_on_a_line_of_its_own(shipped, number):
+    blocks = shipped.score(site_page(number, 1)).features.blocks
+    rng = np.random.default_rng(number)
+    for keep in (blocks.chunk_block >= 0, rng.random(len(blocks.chunk_block)) < 0.5):
+        kept = np.flatnonzero(keep).tolist()
+        expected = "".join(
+            ("" if i == 0 else "\n" if blocks.chunk_block[c] != blocks.chunk_block[kept[i - 1]]
+             else " ") + blocks.chunks[c] for i, c in enumerate(kept))
+        assert block_lines(blocks, keep) == expected
+    assert block_lines(blocks, np.zeros(len(blocks.chunk_block), dtype=bool)) == ""
 
 # --- clean and shaded HTML ------------------------------------------------------------
 
