@@ -969,6 +969,19 @@ def test_the_chunk_cache_tokenizes_real_pages_exactly_as_spacy_does(dev_site_pag
     assert sum(map(len, fast)) > 10_000
 
 
+def test_the_slim_vocabulary_gives_the_token_rows_of_spacys_own(dev_site_pages):
+    import spacy
+
+    from kwx import text as module
+    from kwx.document import read_document
+
+    stock = spacy.blank("en").tokenizer  # computes every lexeme attribute
+    texts = [*TRICKY_LINES, *(read_document(page).text for page in dev_site_pages[:20])]
+    for text in texts:
+        assert np.array_equal(module.tokenizer()(text).to_array(module._ATTRS),
+                              stock(text).to_array(module._ATTRS))
+
+
 def test_a_full_chunk_cache_starts_again_without_losing_a_page(monkeypatch):
     from kwx import text as module
 
