@@ -12,9 +12,9 @@ def sorted_unique(values: np.ndarray) -> np.ndarray:
     sort.
 
     Since numpy 2.3, ``np.unique`` of integers builds a hash table and then sorts its
-    result: on 64-bit keys that is 4x slower than one sort for a page's hundreds of
-    digests, and over 100x for the millions of phrases of the keyword tables (4 s
-    against 0.03 s for 4.5 million).
+    result. On distinct 64-bit keys one sort is 4x faster for 500 of them (a page's
+    digests), 50x for 5,000, and 70x for the 775,088 phrase hashes of kwx's three
+    tables, joined when a keyword extractor loads (0.37 s against 0.006 s).
     """
     ordered = np.sort(values, axis=None)
     if len(ordered) < 2:
