@@ -183,16 +183,23 @@ def _spacy_rows(text: str) -> np.ndarray:
     spacy_columns = doc.to_array(_ATTRS)
     rows = np.empty((len(doc), _COLUMNS), dtype=np.uint64)
     rows[:, :6] = spacy_columns[:, :6]
-    rows[:, 6:8] = _our_flags([token.lower_ for token in doc])
+    # a token's text is its slice of the text (spaCy keeps every character), and the
+    # flags read nothing that lower-casing changes: no Token object per token
+    rows[:, 6:8] = _our_flags([text[a:a + n] for a, n in zip(
+        spacy_columns[:, 6].tolist(), spacy_columns[:, 7].tolist(), strict=True)])
     rows[:, 8:] = spacy_columns[:, 6:]
     return rows
 
 
-def _our_flags(lowered: list[str]) -> np.ndarray:
+#: A letter or digit (``str.isalnum`` of one character: re's ``\w`` less the underscore).
+_ALNUM = re.compile(r"[^\W_]")
+
+
+def _our_flags(tokens: list[str]) -> np.ndarray:
     """Per token: whether it holds a letter or digit, and whether it is a joiner."""
-    flags = np.empty((len(lowered), 2), dtype=np.uint64)
-    flags[:, 0] = [any(c.isalnum() for c in s) for s in lowered]
-    flags[:, 1] = [s in _JOINERS for s in lowered]
+    flags = np.empty((len(tokens), 2), dtype=np.uint64)
+    flags[:, 0] = [s.isalnum() or _ALNUM.search(s) is not None for s in tokens]
+    flags[:, 1] = [s in _JOINERS for s in tokens]
     return flags
 
 
