@@ -22,6 +22,7 @@ from denoise.batch import (
     BatchSummary,
     ResumableOutput,
     ResumeError,
+    map_pages,
     run_batch,
 )
 from denoise.errors import PageError
@@ -550,14 +551,22 @@ def test_a_page_the_job_fails_on_unexpectedly_is_skipped_not_the_run(jobs):
     assert summary.skipped == {"internal error": 1}
 
 
-def test_a_batch_process_runs_one_blas_thread_and_keeps_its_models_out_of_the_gc():
+def test_the_models_a_job_loads_are_kept_out_of_the_garbage_collectors_walks():
     import gc
 
-    from threadpoolctl import threadpool_info
+    class Loading:
+        model: list | None = None
 
-    from denoise.batch import ready_for_pages
+        def setup(self):
+            self.model = [{"weights": [1.0, 2.0]}]  # what a model load leaves behind
 
-    ready_for_pages()
-    assert gc.get_freeze_count() > 0
-    assert all(pool["num_threads"] == 1 for pool in threadpool_info()
-               if pool["user_api"] == "blas")
+        def __call__(self, page):
+            walked = any(o is self.model for o in gc.get_objects())
+            return [f"{page.id} walked={walked}\n"]
+
+    gc.unfreeze()
+    try:
+        results = list(map_pages([Page(id="a", html="<p>x</p>")], Loading(), jobs=1))
+    finally:
+        gc.unfreeze()  # the rest of the test run as it was
+    assert results[0][1] == ["a walked=False\n"]

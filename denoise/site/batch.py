@@ -22,7 +22,7 @@ from pathlib import Path
 
 import numpy as np
 
-from denoise.batch import map_pages, ready_for_pages
+from denoise.batch import map_pages
 from denoise.blockcodec import encode_blocks, read_blocks
 from denoise.blocks import PageBlocks, segment
 from denoise.errors import PageError
@@ -95,8 +95,6 @@ def label_sites(
     With ``jobs`` > 1 the parsing and segmentation (most of the work) run on that many
     worker processes; ``scheme`` (the methods' segmentation) must be given then.
     """
-    if jobs <= 1:
-        ready_for_pages()
     methods: dict[str, SiteMethod] = {}
     finished: set[str] = set()
     current: str | None = None
