@@ -8,9 +8,11 @@ hashes match") a key is a 4-subset of the 8: two pages share 4 of their 8 exactl
 when they share some 4-subset, so the rule becomes a key join too (70 keys a page).
 
 The join sorts the keys once and reads equal runs (:func:`self_join`), or looks keys
-up in a sorted table with binary search (:class:`KeyTable`): no Python step per page
-or per bucket, and the same code works on a crawl-sized sorted file later. A 64-bit
-key collision only adds a candidate; candidates are verified on the sketches.
+up in a sorted table with binary search (:class:`KeyTable`): no Python step per page.
+Both also take flat (key, row) entries (:func:`join_rows`, :meth:`KeyTable.join_rows`),
+so a crawl's keys are joined one bucket file at a time (:mod:`mining.spill`) by the
+same code. A 64-bit key collision only adds a candidate; candidates are verified on
+the sketches.
 """
 
 from __future__ import annotations
@@ -21,7 +23,8 @@ import numpy as np
 
 from mining.shingles import fmix64
 
-__all__ = ["KeyTable", "band_keys", "run_pairs", "self_join", "subset_keys", "whole_keys"]
+__all__ = ["KeyTable", "band_keys", "equal_runs", "flatten_keys", "join_rows", "run_pairs",
+           "self_join", "subset_keys", "whole_keys"]
 
 _MULTIPLIER = np.uint64(0x9E3779B97F4A7C15)
 _SALT = np.uint64(0xD6E8FEB86659FD93)
@@ -64,11 +67,16 @@ def whole_keys(sketches: np.ndarray) -> np.ndarray:
     return _combine(sketches, np.uint64(sketches.shape[1]) << np.uint64(32))
 
 
-def _flatten(keys: np.ndarray, valid: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
-    rows = np.broadcast_to(np.arange(len(keys))[:, None], keys.shape)
+def flatten_keys(keys: np.ndarray, valid: np.ndarray | None = None,
+                 rows: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """The real keys of ``keys`` (pages, keys per page), flat, each beside its page's row
+    (``rows[i]`` for page i, or i): the (key, row) form a join reads, whole or a bucket
+    of it at a time."""
+    numbers = np.arange(len(keys)) if rows is None else np.asarray(rows, dtype=np.int64)
+    at = np.broadcast_to(numbers[:, None], keys.shape)
     if valid is None:
-        return keys.ravel(), rows.ravel()
-    return keys[valid], rows[valid]
+        return keys.ravel(), at.ravel()
+    return keys[valid], at[valid]
 
 
 def _ragged_arange(starts: np.ndarray, counts: np.ndarray) -> np.ndarray:
@@ -106,7 +114,12 @@ def self_join(keys: np.ndarray, valid: np.ndarray | None = None) -> tuple[np.nda
                                                                           np.ndarray]:
     """Pairs ``i < j`` of rows of ``keys`` (pages, keys per page) that share a key,
     once each, sorted; ``valid`` masks out keys that stand for nothing."""
-    flat, rows = _flatten(keys, valid)
+    return join_rows(*flatten_keys(keys, valid))
+
+
+def join_rows(flat: np.ndarray, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Pairs of rows ``a < b`` that share a key, once each, sorted, from flat (key, row)
+    entries (:func:`flatten_keys`): all of a batch's, or one bucket of them."""
     if not flat.size:
         return np.empty(0, dtype=np.int64), np.empty(0, dtype=np.int64)
     order = np.argsort(flat, kind="stable")
@@ -118,14 +131,27 @@ def self_join(keys: np.ndarray, valid: np.ndarray | None = None) -> tuple[np.nda
     a, b = rows[left], rows[right]
     a, b = np.minimum(a, b), np.maximum(a, b)
     distinct = a != b
-    return _unique_pairs(a[distinct], b[distinct], max(len(keys), 1))
+    return _unique_pairs(a[distinct], b[distinct], int(rows.max()) + 1)
+
+
+def equal_runs(keys: np.ndarray, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Rows sharing a key with an earlier row (earlier in ``rows``' order): each such
+    row, and the first row of its key."""
+    if not keys.size:
+        return np.empty(0, dtype=np.int64), np.empty(0, dtype=np.int64)
+    order = np.argsort(keys, kind="stable")
+    keys, rows = keys[order], np.asarray(rows, dtype=np.int64)[order]
+    starts = np.r_[True, keys[1:] != keys[:-1]]
+    run = np.cumsum(starts) - 1
+    later = ~starts
+    return rows[later], rows[starts][run[later]]
 
 
 class KeyTable:
     """The keys of a set of sketches, sorted once, for joins against new batches."""
 
     def __init__(self, keys: np.ndarray, valid: np.ndarray | None = None) -> None:
-        flat, rows = _flatten(keys, valid)
+        flat, rows = flatten_keys(keys, valid)
         order = np.argsort(flat, kind="stable")
         self.keys = flat[order]
         # row numbers in 4 bytes while they fit: a third less memory per band entry
@@ -135,7 +161,11 @@ class KeyTable:
     def join(self, keys: np.ndarray, valid: np.ndarray | None = None) -> tuple[np.ndarray,
                                                                              np.ndarray]:
         """Pairs (row of ``keys``, row of the table) that share a key, once each, sorted."""
-        flat, rows = _flatten(keys, valid)
+        return self.join_rows(*flatten_keys(keys, valid))
+
+    def join_rows(self, flat: np.ndarray, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """:meth:`join` of flat (key, row) entries (:func:`flatten_keys`), whole or a
+        bucket of them."""
         low = np.searchsorted(self.keys, flat, side="left")
         high = np.searchsorted(self.keys, flat, side="right")
         counts = high - low

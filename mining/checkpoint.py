@@ -10,7 +10,8 @@ short, the skips counted by reason, and the run's settings (which must match on 
 Parts are written before the progress that names them, each atomically, so a run killed
 at any moment leaves a state that resumes to the same output; a part the progress does
 not name is ignored and written again. Appending parts keeps the cost linear: nothing
-already saved is written twice.
+already saved is written twice. Only the pages since the last save are held in memory,
+and a resumed run reads the saved parts back one at a time.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from __future__ import annotations
 import json
 import shutil
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -33,12 +35,15 @@ FORMAT_VERSION = 1
 CHECKPOINT_PAGES = 2000
 
 
+#: Where restored pages go, part by part: their ids and sketches.
+PartSink = Callable[[list[str], np.ndarray], None]
+
+
 @dataclass
 class SketchState:
-    """What a run has done so far: the pages it sketched, in input order, and the rest."""
+    """What a run has done so far (the pages it sketched are in its sketch files)."""
 
-    ids: list[str] = field(default_factory=list)
-    parts: list[np.ndarray] = field(default_factory=list)
+    pages: int = 0  # pages sketched
     items: int = 0  # input items done: pages sketched and items skipped
     short: int = 0  # pages shorter than a shingle
     skipped: Counter[str] = field(default_factory=Counter)
@@ -52,13 +57,14 @@ class SketchCheckpoint:
         self.progress = self.folder / "progress.json"
         self.settings = settings
         self.saved_parts = 0  # part files on disk
-        self.saved_ids = 0  # pages in them
-        self.saved_arrays = 0  # arrays of the state's ``parts`` they hold
+        self._fresh_ids: list[str] = []  # pages sketched since the last save
+        self._fresh: list[np.ndarray] = []  # and their sketches
         if not resume:
             shutil.rmtree(self.folder, ignore_errors=True)  # an older run's, now superseded
 
-    def restore(self) -> SketchState:
-        """The state an interrupted run saved (ResumeError when there is none to use)."""
+    def restore(self, sink: PartSink) -> SketchState:
+        """The state an interrupted run saved, its pages given to ``sink`` part by part
+        (ResumeError when there is none to use)."""
         try:
             state = json.loads(self.progress.read_text(encoding="utf-8"))
             parts, items, short = int(state["parts"]), int(state["items"]), int(state["short"])
@@ -72,7 +78,7 @@ class SketchCheckpoint:
             raise ResumeError(f"{self.folder}: the interrupted run had other inputs or "
                               "options; resume with the same ones, or run without --resume")
         restored = SketchState(items=items, short=short, skipped=skipped)
-        for number in range(parts):
+        for number in range(parts):  # one part in memory at a time
             try:
                 header, arrays = read_arrays(self._part(number), KIND, FORMAT_VERSION,
                                              what="dedup checkpoint",
@@ -84,26 +90,32 @@ class SketchCheckpoint:
             if not isinstance(ids, list) or len(ids) != len(sketches):
                 raise ResumeError(f"{self._part(number)}: ids and sketches disagree; "
                                   "run without --resume")
-            restored.ids += [str(i) for i in ids]
-            restored.parts.append(sketches)
-        self.saved_parts, self.saved_ids = parts, len(restored.ids)
-        self.saved_arrays = len(restored.parts)
+            sink([str(i) for i in ids], sketches)
+            restored.pages += len(ids)
+        self.saved_parts = parts
         return restored
 
+    def add(self, ids: list[str], sketches: np.ndarray) -> None:
+        """Pages sketched since the last save, to go in the next part."""
+        if len(sketches) != len(ids):
+            raise ValueError(f"{len(ids)} new ids for {len(sketches)} new sketches")
+        self._fresh_ids += ids
+        self._fresh.append(sketches)
+
+    @property
+    def unsaved(self) -> int:
+        """Pages sketched since the last save."""
+        return len(self._fresh_ids)
+
     def save(self, state: SketchState) -> None:
-        """Save what ``state`` gained since the last save: one new part, then the progress."""
-        fresh = state.ids[self.saved_ids:]
+        """Save the pages added since the last save as one new part, then the progress."""
         self.folder.mkdir(parents=True, exist_ok=True)
-        if fresh:
-            sketches = np.concatenate(state.parts[self.saved_arrays:])
-            if len(sketches) != len(fresh):
-                raise ValueError(f"{len(fresh)} new ids for {len(sketches)} new sketches")
+        if self._fresh_ids:
             write_arrays(self._part(self.saved_parts),
-                         {"kind": KIND, "format_version": FORMAT_VERSION, "ids": fresh},
-                         {"sketches": sketches})
+                         {"kind": KIND, "format_version": FORMAT_VERSION,
+                          "ids": self._fresh_ids}, {"sketches": np.concatenate(self._fresh)})
             self.saved_parts += 1
-            self.saved_ids = len(state.ids)
-            self.saved_arrays = len(state.parts)
+            self._fresh_ids, self._fresh = [], []
         with atomic_text(self.progress) as stream:
             json.dump({"settings": self.settings, "parts": self.saved_parts,
                        "items": state.items, "short": state.short,

@@ -5,7 +5,8 @@ from __future__ import annotations
 import json
 import sys
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
+from contextlib import ExitStack
 from dataclasses import dataclass, field
 from itertools import islice
 from pathlib import Path
@@ -43,7 +44,9 @@ from mining.content import PAGE_RECALL, Denoise, body_words, page_texts
 from mining.dedup import DedupConfig, NearDuplicateIndex, Rule
 from mining.matches import Matches, iter_pairs
 from mining.shingles import shingles_of_words, word_hashes
+from mining.sketchfiles import SketchFiles
 from mining.spark_dedup import SparkMatches, match_on_spark
+from mining.spill import match_files, sketch_files
 
 #: Pages sketched together (one numpy product each): large enough to amortise the
 #: per-call cost, small enough that a page's shingles are not held for long.
@@ -133,27 +136,30 @@ def _page_words(inputs: list[str], config: DedupConfig, jobs: int | None, max_by
 
 def _pages_signed(texts: Iterator[tuple[Page, np.ndarray]], index: NearDuplicateIndex,
                   config: DedupConfig, skipped: list[Skipped | PageError], err: Console,
-                  progress: Progress, state: SketchState,
-                  checkpoint: SketchCheckpoint | None) -> np.ndarray:
-    """Sketch the pages that have words into ``state`` (ids, sketches, short pages; it
-    may hold an earlier run's already) and return all its sketches; pages without words
-    are named on stderr and skipped. With a ``checkpoint``, the state is saved every
-    :data:`CHECKPOINT_PAGES` pages and at the end."""
+                  progress: Progress, state: SketchState, files: SketchFiles,
+                  checkpoint: SketchCheckpoint | None) -> None:
+    """Sketch the pages that have words into ``files`` (which may hold an earlier run's
+    already), counted in ``state``; pages without words are named on stderr and skipped.
+    With a ``checkpoint``, the state is saved every :data:`CHECKPOINT_PAGES` pages and at
+    the end."""
     task = progress.add_task("shingling and sketching", total=None)
-    earlier_items, earlier_ids, earlier_skips = state.items, len(state.ids), state.skipped
+    earlier_items, earlier_pages, earlier_skips = state.items, state.pages, state.skipped
     pending: list[str] = []
     batch: list[np.ndarray] = []
 
     def flush() -> None:
         if batch:
-            state.parts.append(index.sketch(batch))
-            state.ids.extend(pending)
+            sketches = index.sketch(batch)
+            files.add(pending, sketches)
+            if checkpoint is not None:
+                checkpoint.add(pending[:], sketches)
+            state.pages += len(pending)
             batch.clear()
             pending.clear()
 
     def save() -> None:
         assert checkpoint is not None  # noqa: S101
-        state.items = earlier_items + len(state.ids) - earlier_ids + len(skipped)
+        state.items = earlier_items + state.pages - earlier_pages + len(skipped)
         state.skipped = earlier_skips + Counter(map(skip_reason, skipped))
         checkpoint.save(state)
 
@@ -167,16 +173,11 @@ def _pages_signed(texts: Iterator[tuple[Page, np.ndarray]], index: NearDuplicate
         batch.append(shingles_of_words(words, config.shingle))
         if len(batch) == _BATCH:
             flush()
-            if checkpoint is not None and len(state.ids) - checkpoint.saved_ids \
-                    >= CHECKPOINT_PAGES:
+            if checkpoint is not None and checkpoint.unsaved >= CHECKPOINT_PAGES:
                 save()
     flush()
     if checkpoint is not None:
         save()
-    sketches = np.concatenate(state.parts) if state.parts else \
-        np.empty((0, index.width), index.dtype)
-    state.parts[:] = [sketches]  # one copy of the sketches, not the parts and their join
-    return sketches
 
 
 def _no_words(err: Console, skipped: list[Skipped | PageError], page_id: str,
@@ -215,7 +216,7 @@ def _matched_on_spark(err: Console, inputs: list[str], config: DedupConfig,
     return found
 
 
-def _write_pairs(stream: TextIO, matches: Matches, ids: list[str], old_ids: list[str],
+def _write_pairs(stream: TextIO, matches: Matches, ids: Sequence[str], old_ids: list[str],
                  with_index: bool, paper: bool) -> int:
     pairs = matches.pairs()
     for a, b, indexed, similarity, shared in iter_pairs(pairs):
@@ -229,7 +230,8 @@ def _write_pairs(stream: TextIO, matches: Matches, ids: list[str], old_ids: list
     return len(pairs)
 
 
-def _write_clusters(stream: TextIO, matches: Matches, ids: list[str], old_ids: list[str],
+def _write_clusters(stream: TextIO, matches: Matches, ids: Sequence[str],
+                    old_ids: list[str],
                     with_index: bool) -> tuple[int, int]:
     clusters = matches.clusters()
     pages = 0
@@ -316,9 +318,11 @@ def dedup_command(
     `{"a", "b", "similarity"}` (and `"matches"` under the paper's rule). With
     `--index`, pages of the saved index appear under `"indexed"`.
 
-    With `-o FILE`, the sketches are saved as they are made (in FILE.sketches/, removed
-    when FILE is written): after an interruption, `--resume` sketches only the pages the
-    first run had not reached.
+    Sketches, page ids and join keys wait on disk in a private temporary folder (in
+    TMPDIR, about 0.7 KB a page besides the ids; removed at the end), so memory does not
+    grow with the input. With `-o FILE`, the sketches are also saved as they are made (in
+    FILE.sketches/, removed when FILE is written): after an interruption, `--resume`
+    sketches only the pages the first run had not reached.
 
     Example: mining dedup pages/ --denoise page --save-index pages.npz
     """
@@ -330,73 +334,83 @@ def dedup_command(
     config, index_ = _config(err, explicit, index)
     skipped: list[Skipped | PageError] = []
     checkpoint: SketchCheckpoint | None = None
+    files: SketchFiles | None = None  # the embedded engine's sketches, ids and keys
     earlier = 0  # pages an interrupted run sketched
-    if engine is Engine.SPARK:
-        _refuse_on_spark(config, jobs, resume)
-        found = _matched_on_spark(err, inputs, config, index_, site=site,
-                                         max_bytes=max_bytes, spark_master=spark_master,
-                                         keep_sketches=save_index is not None,
-                                         skipped=skipped)
-        ids, sketches, short, matches = found.ids, found.sketches, found.short, found.matches
-    else:
-        if resume and str(out) == "-":
-            raise typer.BadParameter("--resume needs --out FILE (standard output cannot be "
-                                     "resumed)")
-        if config.denoise is Denoise.site and (jobs is not None or resume):
-            raise typer.BadParameter("--denoise site compares a site's pages with each other "
-                                     "in one run: --jobs and --resume do not apply")
-        checkpoint = None if str(out) == "-" or config.denoise is Denoise.site else \
-            SketchCheckpoint(out, {"command": "mining dedup", "inputs": [str(i) for i in inputs],
-                                   "site": site, "max_bytes": max_bytes,
-                                   "config": config.parameters()}, resume=resume)
+    with ExitStack() as cleanup:
+        if engine is Engine.SPARK:
+            _refuse_on_spark(config, jobs, resume)
+            found = _matched_on_spark(err, inputs, config, index_, site=site,
+                                      max_bytes=max_bytes, spark_master=spark_master,
+                                      keep_sketches=save_index is not None,
+                                      skipped=skipped)
+            ids: Sequence[str] = found.ids
+            sketches, short, matches = found.sketches, found.short, found.matches
+        else:
+            if resume and str(out) == "-":
+                raise typer.BadParameter("--resume needs --out FILE (standard output cannot "
+                                         "be resumed)")
+            if config.denoise is Denoise.site and (jobs is not None or resume):
+                raise typer.BadParameter("--denoise site compares a site's pages with each "
+                                         "other in one run: --jobs and --resume do not apply")
+            checkpoint = None if str(out) == "-" or config.denoise is Denoise.site else \
+                SketchCheckpoint(out, {"command": "mining dedup",
+                                       "inputs": [str(i) for i in inputs], "site": site,
+                                       "max_bytes": max_bytes,
+                                       "config": config.parameters()}, resume=resume)
+            files = cleanup.enter_context(sketch_files(index_))
+            try:
+                state = checkpoint.restore(files.add) if resume and checkpoint is not None \
+                    else SketchState()
+                summary.resumed, earlier = state.items, state.pages
+                with _progress(err) as progress:
+                    words = _page_words(inputs, config, jobs, max_bytes, site, skipped, err,
+                                        done=state.items)
+                    _pages_signed(words, index_, config, skipped, err, progress, state, files,
+                                  checkpoint)
+            except DenoiseError as error:  # a model cannot be loaded; nothing to resume
+                raise _fail(err, error) from None
+            except OSError as error:  # the sketches or the checkpoint cannot be written
+                where = f"{files.folder}: cannot write the sketches" \
+                    if error.filename == str(files.folder) else \
+                    f"{out}: cannot save the sketches for --resume"
+                raise _fail(err, f"{where} ({error.strerror or error})", 1) from None
+            ids, short, sketches = files.ids, state.short, None
+            matches = match_files(index_, files) if len(files) else None
+        if not ids or matches is None:
+            raise _fail(err, "no page had words to shingle", 1)
+        indexed = len(index_)
         try:
-            state = checkpoint.restore() if resume and checkpoint is not None \
-                else SketchState()
-            summary.resumed, earlier = state.items, len(state.ids)
-            with _progress(err) as progress:
-                words = _page_words(inputs, config, jobs, max_bytes, site, skipped, err,
-                                    done=state.items)
-                sketches = _pages_signed(words, index_, config, skipped, err, progress, state,
-                                         checkpoint)
-        except DenoiseError as error:  # a model cannot be loaded; nothing to resume
-            raise _fail(err, error) from None
-        except OSError as error:  # the checkpoint cannot be written
-            raise _fail(err, f"{out}: cannot save the sketches for --resume "
-                        f"({error.strerror or error})", 1) from None
-        ids, short = state.ids, state.short
-        matches = index_.match(sketches) if ids else None
-    if not ids or matches is None:
-        raise _fail(err, "no page had words to shingle", 1)
-    indexed = len(index_)
-    try:
-        with atomic_text(out) as stream:
-            if pairs:
-                count = _write_pairs(stream, matches, ids, index_.ids, index is not None,
-                                     config.rule is Rule.paper)
-                found = _count(count, "duplicate pair")
-            else:
-                clusters, in_clusters = _write_clusters(stream, matches, ids, index_.ids,
-                                                        index is not None)
-                found = f"{_count(clusters, 'cluster')} holding {in_clusters} of these pages"
-    except BrokenPipeError:  # a reader like `head` left: not an error
-        sys.stderr.close()
-        raise typer.Exit(0) from None
-    except OSError as error:
-        raise _fail(err, f"{out}: cannot write ({error.strerror or error})", 1) from None
-    saved = ""
-    if save_index is not None:
-        assert sketches is not None  # noqa: S101 - kept when an index is to be saved
-        index_.add(ids, sketches)
-        try:
-            index_.save(save_index, {"inputs": [str(i) for i in inputs]})
+            with atomic_text(out) as stream:
+                if pairs:
+                    count = _write_pairs(stream, matches, ids, index_.ids, index is not None,
+                                         config.rule is Rule.paper)
+                    found_line = _count(count, "duplicate pair")
+                else:
+                    clusters, in_clusters = _write_clusters(stream, matches, ids, index_.ids,
+                                                            index is not None)
+                    found_line = (f"{_count(clusters, 'cluster')} holding {in_clusters} of "
+                                  "these pages")
+        except BrokenPipeError:  # a reader like `head` left: not an error
+            sys.stderr.close()
+            raise typer.Exit(0) from None
         except OSError as error:
-            raise _fail(err, f"{save_index}: cannot write ({error.strerror or error})",
-                        1) from None
-        saved = f"; index of {len(index_)} pages saved to {save_index}"
-    against = f" (against {indexed} indexed pages in {index})" if index is not None else ""
-    if checkpoint is not None:
-        checkpoint.finish()  # the output is whole: nothing to resume
-    summary.written = len(ids) - earlier  # this run's; an earlier run's are "resumed"
-    summary.count(skipped)
+            raise _fail(err, f"{out}: cannot write ({error.strerror or error})", 1) from None
+        saved = ""
+        if save_index is not None:
+            if files is not None:  # an index holds every sketch and id in memory
+                ids, sketches = files.ids.tolist(), files.read_sketches()
+            assert sketches is not None  # noqa: S101 - kept when an index is to be saved
+            index_.add(list(ids), sketches)
+            try:
+                index_.save(save_index, {"inputs": [str(i) for i in inputs]})
+            except OSError as error:
+                raise _fail(err, f"{save_index}: cannot write ({error.strerror or error})",
+                            1) from None
+            saved = f"; index of {len(index_)} pages saved to {save_index}"
+        against = f" (against {indexed} indexed pages in {index})" if index is not None else ""
+        if checkpoint is not None:
+            checkpoint.finish()  # the output is whole: nothing to resume
+        summary.written = len(ids) - earlier  # this run's; an earlier run's are "resumed"
+        summary.count(skipped)
     _say(err, f"{summary.line('sketched')}; {short} shorter than a shingle (shingled whole); "
-         f"{found}{against}; {config.describe()}{saved}")
+         f"{found_line}{against}; {config.describe()}{saved}")

@@ -22,6 +22,11 @@ million candidate pairs. Clusters are the connected components of the duplicate
 pairs (single linkage: two pages of a cluster can be less alike than the pairs that
 link them); a cluster's similarity is the lowest of its linking pairs.
 
+``mining dedup`` keeps a batch's sketches and keys on disk instead
+(:mod:`mining.sketchfiles`) and matches them one bucket of keys at a time
+(:mod:`mining.spill`) through the same join and verification
+(:meth:`NearDuplicateIndex.pairs_of_keys`), so its memory does not grow with the batch.
+
 An index saves the sketches and page ids with every parameter that shapes them
 (:meth:`DedupConfig.parameters`), and refuses, naming the file, to be compared with
 sketches made otherwise.
@@ -40,13 +45,21 @@ import numpy as np
 from datasketch import MinHashLSH
 
 from denoise.arrayfile import ModelError, read_arrays, write_arrays
-from mining.banding import KeyTable, band_keys, self_join, subset_keys, whole_keys
+from mining.banding import (
+    KeyTable,
+    band_keys,
+    equal_runs,
+    flatten_keys,
+    join_rows,
+    subset_keys,
+    whole_keys,
+)
 from mining.content import Denoise, models_used
 from mining.matches import Matches, Pairs
 from mining.minhash import DEFAULT_NUM_PERM, DEFAULT_SEED, EMPTY, SCHEME, MinHasher, bottom_k
 from mining.shingles import DEFAULT_SHINGLE, SHINGLE_HASH, TOKENS
 
-__all__ = ["DEFAULT_THRESHOLD", "DedupConfig", "NearDuplicateIndex", "Rule"]
+__all__ = ["DEFAULT_THRESHOLD", "DedupConfig", "NearDuplicateIndex", "Rule", "identical_copies"]
 
 KIND = "near-duplicate index"
 FORMAT_VERSION = 1
@@ -257,21 +270,31 @@ class NearDuplicateIndex:
         n = len(sketches)
         representative = self._representatives(sketches)
         reps = np.flatnonzero(representative == np.arange(n))
-        keys, valid = self._keys_of(sketches, reps)
-        a, b = self_join(keys, valid)
-        batch = self._verified(reps[a], reps[b], sketches, sketches, indexed=False)
+        keys, rows = flatten_keys(*self._keys_of(sketches, reps), reps)
+        batch, index = self.pairs_of_keys(keys, rows, sketches)
+        return Matches(representative, batch, index, self.filled(sketches), len(self))
+
+    def pairs_of_keys(self, keys: np.ndarray, rows: np.ndarray, sketches: np.ndarray
+                      ) -> tuple[Pairs, Pairs]:
+        """The verified pairs among the batch rows of flat (key, row) entries (all of a
+        batch's, or one bucket of them: :mod:`mining.spill`), and between them and the
+        index. ``sketches`` holds the batch's sketches by row (an array or a memmap)."""
+        a, b = join_rows(keys, rows)
+        batch = self._verified(a, b, sketches, sketches, indexed=False)
         if len(self):
             if self._table is None:
                 self._table = KeyTable(*self._keys_of(self.sketches, np.arange(len(self))))
-            a, b = self._table.join(keys, valid)
-            index = self._verified(reps[a], b, sketches, self.sketches, indexed=True)
-        else:
-            index = self._verified(reps[:0], reps[:0], sketches, sketches, indexed=True)
+            a, b = self._table.join_rows(keys, rows)
+            return batch, self._verified(a, b, sketches, self.sketches, indexed=True)
+        none = np.empty(0, dtype=np.int64)
+        return batch, self._verified(none, none, sketches, sketches, indexed=True)
+
+    def filled(self, sketches: np.ndarray) -> np.ndarray:
+        """What ``shared`` is for a pair of copies of each sketch: every MinHash value,
+        or the bottom-k sketch's real hashes."""
         if self._hasher is not None:
-            shared = np.full(n, self.config.num_perm)
-        else:
-            shared = (sketches != EMPTY).sum(axis=1)
-        return Matches(representative, batch, index, shared, len(self))
+            return np.full(len(sketches), self.config.num_perm)
+        return (sketches != EMPTY).sum(axis=1)
 
     def _check_sketches(self, sketches: np.ndarray, rows: int | None = None) -> None:
         if sketches.ndim != 2 or sketches.shape[1] != self.width or sketches.dtype != self.dtype:
@@ -284,15 +307,10 @@ class NearDuplicateIndex:
     @staticmethod
     def _representatives(sketches: np.ndarray) -> np.ndarray:
         """Each row's first row with an identical sketch."""
-        if not len(sketches):
-            return np.empty(0, dtype=np.intp)
-        _, first, inverse = np.unique(whole_keys(sketches), return_index=True,
-                                      return_inverse=True)
-        representative = first[inverse.ravel()]
-        for low in range(0, len(sketches), _ROWS_AT_ONCE):  # no copy of them all
-            rows = slice(low, low + _ROWS_AT_ONCE)
-            if not np.array_equal(sketches[rows], sketches[representative[rows]]):
-                return np.arange(len(sketches))  # a 64-bit key collision
+        representative = np.arange(len(sketches))
+        found = identical_copies(whole_keys(sketches), representative, sketches)
+        if found is not None:
+            representative[found[0]] = found[1]
         return representative
 
     def _keys_of(self, sketches: np.ndarray, rows: np.ndarray
@@ -414,6 +432,19 @@ class NearDuplicateIndex:
             raise ModelError(source, f"made with other parameters: {'; '.join(wrong)} "
                              "(compare like with like: use the index's parameters, or "
                              "build a new one)")
+
+
+def identical_copies(keys: np.ndarray, rows: np.ndarray, sketches: np.ndarray
+                     ) -> tuple[np.ndarray, np.ndarray] | None:
+    """Rows whose sketch is an earlier row's (by their :func:`whole_keys`, all of a
+    batch's or one bucket of them), and that first row; None when a 64-bit key collision
+    joins different sketches (then nothing is collapsed: the join still finds them)."""
+    later, first = equal_runs(keys, rows)
+    for low in range(0, len(later), _ROWS_AT_ONCE):  # no copy of them all
+        part = slice(low, low + _ROWS_AT_ONCE)
+        if not np.array_equal(sketches[later[part]], sketches[first[part]]):
+            return None
+    return later, first
 
 
 def _bottom_k_match(x: np.ndarray, y: np.ndarray, matches: int) -> tuple[np.ndarray,

@@ -9,7 +9,7 @@ group of copies.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -18,7 +18,7 @@ from scipy.sparse.csgraph import connected_components
 
 from mining.banding import run_pairs
 
-__all__ = ["Cluster", "Matches", "Pairs", "iter_pairs"]
+__all__ = ["Cluster", "Matches", "Pairs", "iter_pairs", "merge_pairs"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,6 +59,9 @@ class Matches:
     (row i itself when none comes before); ``batch`` pairs representatives with
     each other, ``index`` pairs representatives with rows of the index.
     ``identical_shared[i]`` is what ``shared`` is for a pair of copies of row i.
+    ``rows``, when given, is the batch row each of these rows stands for (ascending:
+    :meth:`of_rows` keeps only the rows that matched something); :meth:`pairs` and
+    :meth:`clusters` answer in batch rows.
     """
 
     representative: np.ndarray
@@ -66,6 +69,23 @@ class Matches:
     index: Pairs
     identical_shared: np.ndarray
     index_size: int
+    rows: np.ndarray | None = None
+
+    @classmethod
+    def of_rows(cls, copies: np.ndarray, firsts: np.ndarray, batch: Pairs, index: Pairs,
+                filled: Callable[[np.ndarray], np.ndarray], index_size: int) -> Matches:
+        """The matches of a batch held on disk, over the batch rows that matched
+        something only (so they cost memory by what was found, not by the batch):
+        ``copies`` have the sketch of row ``firsts`` (the first with it), ``batch`` and
+        ``index`` pair distinct sketches; ``filled(rows)`` gives ``identical_shared``."""
+        rows = np.unique(np.concatenate([copies, firsts, batch.a, batch.b, index.a]))
+        representative = np.arange(len(rows))
+        representative[np.searchsorted(rows, copies)] = np.searchsorted(rows, firsts)
+        batch = Pairs(np.searchsorted(rows, batch.a), np.searchsorted(rows, batch.b),
+                      batch.indexed, batch.similarity, batch.shared)
+        index = Pairs(np.searchsorted(rows, index.a), index.b, index.indexed,
+                      index.similarity, index.shared)
+        return cls(representative, batch, index, filled(rows), index_size, rows)
 
     def pairs(self) -> Pairs:
         """Every duplicate pair, the copies of a sketch spelled out, ordered by ``a``,
@@ -77,7 +97,11 @@ class Matches:
         a, b, indexed, similarity, shared = (np.concatenate(column) for column in zip(
             *((p.a, p.b, p.indexed, p.similarity, p.shared) for p in parts), strict=True))
         order = np.lexsort((b, indexed, a))
-        return Pairs(a[order], b[order], indexed[order], similarity[order], shared[order])
+        a, b, indexed = a[order], b[order], indexed[order]
+        if self.rows is not None:  # ascending: the order stays
+            a, b = self.rows[a], b.copy()
+            b[~indexed] = self.rows[b[~indexed]]
+        return Pairs(a, b, indexed, similarity[order], shared[order])
 
     def clusters(self) -> list[Cluster]:
         """The connected components of the duplicate pairs, by their first batch row."""
@@ -102,7 +126,8 @@ class Matches:
         result = []
         for label, group in clusters.items():
             rows = np.array(group)
-            result.append(Cluster(rows[rows < n], rows[rows >= n] - n, float(lowest[label])))
+            batch = rows[rows < n] if self.rows is None else self.rows[rows[rows < n]]
+            result.append(Cluster(batch, rows[rows >= n] - n, float(lowest[label])))
         result.sort(key=lambda cluster: int(cluster.rows[0]))
         return result
 
@@ -140,6 +165,21 @@ def _expand(pairs: Pairs, members: np.ndarray, starts: np.ndarray, sizes: np.nda
     else:
         b = pairs.b[which]
     return Pairs(a, b, pairs.indexed[which], pairs.similarity[which], pairs.shared[which])
+
+
+def merge_pairs(parts: Sequence[Pairs]) -> Pairs:
+    """The pairs of several buckets (a pair sharing keys in two buckets is in both),
+    once each, sorted by ``a`` then ``b`` as one join of all the keys sorts them."""
+    if not parts:
+        raise ValueError("no pairs to merge (not even an empty bucket's)")
+    if len(parts) == 1:
+        return parts[0]
+    columns = [np.concatenate(column) for column in zip(
+        *((p.a, p.b, p.indexed, p.similarity, p.shared) for p in parts), strict=True)]
+    order = np.lexsort((columns[1], columns[0]))
+    a, b = columns[0][order], columns[1][order]
+    first = order[np.r_[True, (a[1:] != a[:-1]) | (b[1:] != b[:-1])]] if a.size else order
+    return Pairs(*(column[first] for column in columns))
 
 
 def iter_pairs(pairs: Pairs) -> Iterator[tuple[int, int, bool, float, int]]:
