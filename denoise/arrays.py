@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["sorted_unique"]
+__all__ = ["ragged_arange", "sorted_unique"]
 
 
 def sorted_unique(values: np.ndarray) -> np.ndarray:
@@ -23,3 +23,20 @@ def sorted_unique(values: np.ndarray) -> np.ndarray:
     new[0] = True
     np.not_equal(ordered[1:], ordered[:-1], out=new[1:])
     return ordered[new]
+
+
+def ragged_arange(starts: np.ndarray, counts: np.ndarray) -> np.ndarray:
+    """``starts[0], starts[0] + 1, ...`` (``counts[0]`` values), then the same for each
+    next start, as one int64 array: the positions of many slices at once, without a
+    Python step per slice (one cumulative sum of steps)."""
+    counts = np.asarray(counts, dtype=np.int64)
+    total = int(counts.sum())
+    if not total:
+        return np.empty(0, dtype=np.int64)
+    nonempty = counts > 0
+    first = (np.cumsum(counts) - counts)[nonempty]
+    head = np.asarray(starts, dtype=np.int64)[nonempty]
+    steps = np.ones(total, dtype=np.int64)
+    steps[first] = head
+    steps[first[1:]] -= head[:-1] + counts[nonempty][:-1] - 1
+    return np.cumsum(steps)

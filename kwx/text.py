@@ -32,7 +32,7 @@ import numpy as np
 from spacy.attrs import IDX, IS_PUNCT, IS_SPACE, IS_STOP, IS_TITLE, IS_UPPER, LENGTH, LOWER, SPACY
 from spacy.strings import get_string_id
 
-from denoise.arrays import sorted_unique
+from denoise.arrays import ragged_arange, sorted_unique
 
 #: Longest candidate phrase, in words (Yih et al. and the issue: up to 5).
 MAX_WORDS = 5
@@ -256,7 +256,7 @@ class _ChunkTokens:
             self._add(missing)
             numbers = self._numbers(flat)
         counts = self.count[numbers]
-        return (self.table[_ragged_arange(self.first[numbers], counts)], counts,
+        return (self.table[ragged_arange(self.first[numbers], counts)], counts,
                 self.length[numbers])
 
     def _numbers(self, flat: list[str]) -> np.ndarray:
@@ -368,20 +368,6 @@ def _spacy_chunk_rows(chunks: list[str]) -> tuple[np.ndarray, list[int]]:
     rows, owner = rows[inside], owner[inside]  # the line breaks between chunks go
     rows[:, _IDX] -= starts[owner].astype(np.uint64)  # offsets inside the chunk
     return rows, np.bincount(owner, minlength=len(chunks)).tolist()
-
-
-def _ragged_arange(starts: np.ndarray, counts: np.ndarray) -> np.ndarray:
-    """starts[0] .. starts[0] + counts[0] - 1, then the same for each next start."""
-    total = int(counts.sum())
-    if not total:
-        return np.zeros(0, dtype=np.int64)
-    offsets = np.cumsum(counts) - counts
-    steps = np.ones(total, dtype=np.int64)
-    nonempty = counts > 0
-    steps[offsets[nonempty]] = starts[nonempty] - np.concatenate(
-        ([0], (starts + counts - 1)[nonempty][:-1]))
-    steps[0] = starts[nonempty][0]
-    return np.cumsum(steps)
 
 
 def occurrences(found: Words, max_words: int = MAX_WORDS) -> Occurrences:

@@ -21,6 +21,7 @@ from itertools import combinations
 
 import numpy as np
 
+from denoise.arrays import ragged_arange, sorted_unique
 from mining.shingles import fmix64
 
 __all__ = ["KeyTable", "band_keys", "equal_runs", "flatten_keys", "join_rows", "run_pairs",
@@ -79,34 +80,19 @@ def flatten_keys(keys: np.ndarray, valid: np.ndarray | None = None,
     return keys[valid], at[valid]
 
 
-def _ragged_arange(starts: np.ndarray, counts: np.ndarray) -> np.ndarray:
-    """starts[0], starts[0]+1, ... (counts[0] values), then the same for each next one."""
-    total = int(counts.sum())
-    if not total:
-        return np.empty(0, dtype=np.intp)
-    ends = np.cumsum(counts)
-    steps = np.ones(total, dtype=np.intp)
-    nonempty = counts > 0
-    first = (ends - counts)[nonempty]
-    head = starts[nonempty].astype(np.intp)
-    steps[first] = head
-    steps[first[1:]] -= head[:-1] + counts[nonempty][:-1] - 1
-    return np.cumsum(steps)
-
-
 def run_pairs(starts: np.ndarray, sizes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Every pair of positions ``p < q`` inside the same run (runs of ``sizes[i]``
     positions from ``starts[i]``, not overlapping): the all-pairs of each run, flat."""
     sizes = np.asarray(sizes, dtype=np.intp)
-    positions = _ragged_arange(np.asarray(starts, dtype=np.intp), sizes)
+    positions = ragged_arange(np.asarray(starts, dtype=np.intp), sizes)
     run_ends = np.repeat(np.asarray(starts, dtype=np.intp) + sizes, sizes)
     after = run_ends - positions - 1
-    return np.repeat(positions, after), _ragged_arange(positions + 1, after)
+    return np.repeat(positions, after), ragged_arange(positions + 1, after)
 
 
 def _unique_pairs(left: np.ndarray, right: np.ndarray, width: int) -> tuple[np.ndarray,
                                                                             np.ndarray]:
-    codes = np.unique(left.astype(np.int64) * width + right)
+    codes = sorted_unique(left.astype(np.int64) * width + right)
     return codes // width, codes % width
 
 
@@ -170,7 +156,7 @@ class KeyTable:
         high = np.searchsorted(self.keys, flat, side="right")
         counts = high - low
         left = np.repeat(rows, counts)
-        right = self.rows[_ragged_arange(low, counts)]
+        right = self.rows[ragged_arange(low, counts)]
         return _unique_pairs(left, right, max(self.pages, 1))
 
     @property
