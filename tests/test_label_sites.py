@@ -155,25 +155,24 @@ def test_a_labelled_site_lets_its_statistics_go():
                for ref in refs)
 
 
-@pytest.mark.parametrize("make", [lambda: FingerprintMethod(contained=0.85),
-                                  lambda: METHODS["shingle"]()])
-def test_counting_pages_one_at_a_time_gives_the_labels_of_one_fit(make):
-    pages = [make().segment(page) for page in generated_site(3, 8)]
-    whole = make().fit(pages)
-    one_by_one = make()
-    assert one_by_one.incremental
-    for page in pages:
-        one_by_one.partial_fit([page])
-    for page in pages:
-        expected, got = whole.label(page), one_by_one.label(page)
-        assert got.labels.tolist() == expected.labels.tolist()
-        assert got.support.tolist() == expected.support.tolist()
+def test_interleaved_sites_are_counted_one_at_a_time_after_the_input():
+    """Counting each page as it comes would hold every unfinished site's counts at once,
+    which grow with the input; a site is fitted once complete, the last one let go."""
+    import gc
+    import weakref
 
+    pages = interleaved_sites()
+    read, fitted = [], []
 
-def test_structure_matching_needs_the_whole_site_at_once():
-    method = FingerprintMethod(structure=True)
-    assert not method.incremental
-    with pytest.raises(ValueError, match="call fit"):
-        method.partial_fit([method.segment(generated_site(1, 2)[0])])
-    with pytest.raises(NotImplementedError, match="call fit"):
-        METHODS["style-offset"]().partial_fit([])
+    class Watched(FingerprintMethod):
+        def fit(self, site_pages):
+            gc.collect()
+            alive = [ref for ref in fitted if ref() is not None]
+            fitted.append(weakref.ref(self))
+            assert len(read) == len(pages)  # every page read before any site is counted
+            assert not alive  # the site before this one has let its counts go
+            return super().fit(site_pages)
+
+    labelled = label_sites(pages, lambda _: Watched(), on_page=read.append)
+    assert len(list(labelled)) == len(pages)
+    assert len(fitted) == 2

@@ -123,19 +123,6 @@ class SiteMethod(ABC):
     def label(self, page: PageBlocks) -> LabeledPage:
         """Label every block of ``page`` with the fitted statistics."""
 
-    @property
-    def incremental(self) -> bool:
-        """Whether :meth:`partial_fit` can count a site's pages one at a time, as they
-        come, instead of :meth:`fit` reading them all at the end (and again, for a
-        method whose statistics need two passes)."""
-        return False
-
-    def partial_fit(self, pages: Iterable[PageBlocks]) -> Self:
-        """Add ``pages`` to the statistics gathered so far (scikit-learn's contract:
-        ``fit`` starts again, ``partial_fit`` goes on); only where :attr:`incremental`."""
-        raise NotImplementedError(f"{type(self).__name__} needs all of a site's pages at "
-                                  "once: call fit()")
-
     def _check_fitted(self) -> None:
         if not hasattr(self, "pages_"):
             raise RuntimeError(f"{type(self).__name__} is not fitted yet: call fit() first")

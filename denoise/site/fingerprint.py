@@ -123,7 +123,14 @@ class FingerprintMethod(SiteMethod):
 
     def fit(self, pages: Iterable[PageBlocks]) -> Self:
         """Count the block digests of ``pages`` (one site); with ``structure``, two passes."""
-        counts = self._start()
+        check_fraction("theta", self.theta)
+        if self.contained is not None:
+            check_fraction("contained", self.contained)
+        counts = self.counts if self.counts is not None else MemoryCounts()
+        self.counts_ = counts
+        # The keys fit made, for label, per page object while it lives: a page read back
+        # from a spill dies after its step, and its entry with it (memory stays flat).
+        self._keys: dict[int, tuple[np.ndarray, np.ndarray]] = {}
         one_pass = iter(pages) is pages  # a generator cannot be read twice
         held = list(pages) if self.structure and one_pass else pages
         for page in held:
@@ -136,34 +143,6 @@ class FingerprintMethod(SiteMethod):
                 counts.add(page_key(page), self._structure_keys(page)[1], "structure")
         self.pages_ = counts.pages("text")
         return self
-
-    @property
-    def incremental(self) -> bool:
-        """Text digests are counted in one pass; ``structure`` needs the link words of
-        every page of the site before it can mask a layout."""
-        return not self.structure
-
-    def partial_fit(self, pages: Iterable[PageBlocks]) -> Self:
-        """Count the block digests of more pages of the site (not with ``structure``)."""
-        if not self.incremental:
-            raise ValueError("structure matching needs all of a site's pages: call fit()")
-        counts = self.counts_ if hasattr(self, "counts_") else self._start()
-        for page in pages:
-            eligible, keys = self._text_keys(page)
-            counts.add(page_key(page), keys[eligible], "text")
-        self.pages_ = counts.pages("text")
-        return self
-
-    def _start(self) -> DigestCounts:
-        """Validate the parameters and start counting afresh (or on the given store)."""
-        check_fraction("theta", self.theta)
-        if self.contained is not None:
-            check_fraction("contained", self.contained)
-        self.counts_ = self.counts if self.counts is not None else MemoryCounts()
-        # The keys fit made, for label, per page object while it lives: a page read back
-        # from a spill dies after its step, and its entry with it (memory stays flat).
-        self._keys: dict[int, tuple[np.ndarray, np.ndarray]] = {}
-        return self.counts_
 
     def _text_keys(self, page: PageBlocks) -> tuple[np.ndarray, np.ndarray]:
         cached = self._keys.get(id(page))

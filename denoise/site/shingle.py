@@ -71,17 +71,6 @@ class ShingleMethod(SiteMethod):
         """Count the pagelet fingerprints of ``pages`` (one site)."""
         check_fraction("theta", self.theta)
         self.counts_ = self.counts if self.counts is not None else MemoryCounts()
-        return self.partial_fit(pages)
-
-    @property
-    def incremental(self) -> bool:
-        """Fingerprints are counted in one pass over the pages."""
-        return True
-
-    def partial_fit(self, pages: Iterable[PageBlocks]) -> Self:
-        """Count the pagelet fingerprints of more pages of the site."""
-        if not hasattr(self, "counts_"):
-            return self.fit(pages)
         for page in pages:
             eligible, keys = self._keys(page)
             self.counts_.add(page_key(page), keys[eligible], "shingle")
