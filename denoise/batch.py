@@ -38,6 +38,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol, TextIO
 
+from threadpoolctl import threadpool_limits
+
 from denoise.errors import DenoiseError, PageError
 from denoise.page import Page
 from denoise.reader import Skipped
@@ -129,14 +131,20 @@ class ResultWriter:
 
 
 def ready_for_pages() -> None:
-    """Set this process up for a long loop over pages, once its models are loaded: what
-    is alive now (models, vocabularies, spaCy's tables) is frozen out of the cyclic
-    garbage collector, which would otherwise walk it again at every full collection.
-    The collector's share of the CPU (perf): ``denoise apply`` 4.2% -> 1.5% on 1,000
-    pages, ``kwx extract`` 9.2% -> 3.1% on 300. Frozen objects are never collected:
-    fine for what lives as long as the process.
+    """Set this process up for a long loop over pages, once its models are loaded.
+
+    - What is alive now (models, vocabularies, spaCy's tables) is frozen out of the
+      cyclic garbage collector, which would otherwise walk it again at every full
+      collection. Its share of the CPU (perf): ``denoise apply`` 4.2% -> 1.5% on 1,000
+      pages, ``kwx extract`` 9.2% -> 3.1% on 300. Frozen objects are never collected:
+      fine for what lives as long as the process.
+    - BLAS runs one thread. kwx's ranker multiplies a page's candidates by its weights,
+      and OpenBLAS spreads that over threads that then spin: ``kwx extract --jobs 1``
+      on 100,000 pages took 696 CPU seconds in 629 of wall time. ``--jobs`` gives the
+      cores processes of their own.
     """
     gc.freeze()
+    threadpool_limits(1, user_api="blas")
 
 
 _JOB: PageJob | None = None
@@ -165,10 +173,10 @@ def _work(page: Page) -> list[str] | _Refused:
     except PageError as error:
         return _Refused(error.source, error.reason)
     except Exception as error:  # one page's bug must not stop a crawl
-        return _Refused(page.id, _internal(error))
+        return _Refused(page.id, internal_reason(error))
 
 
-def _internal(error: Exception) -> str:
+def internal_reason(error: Exception) -> str:
     """The skip reason of a page the job failed on unexpectedly (a bug: counted, named)."""
     return f"internal error ({type(error).__name__}: {error})"
 
@@ -213,7 +221,7 @@ def map_pages(items: Iterable[Page | Skipped], job: PageJob, jobs: int,
             except PageError as error:
                 result = error
             except Exception as error:  # one page's bug must not stop a crawl
-                result = PageError(item.id, _internal(error))
+                result = PageError(item.id, internal_reason(error))
             yield item, result
         return
     pending: deque[tuple[Page | Skipped, Future | Skipped]] = deque()

@@ -551,8 +551,10 @@ def test_a_page_the_job_fails_on_unexpectedly_is_skipped_not_the_run(jobs):
     assert summary.skipped == {"internal error": 1}
 
 
-def test_the_models_a_job_loads_are_kept_out_of_the_garbage_collectors_walks():
+def test_a_job_runs_with_its_models_out_of_the_gc_walks_and_one_blas_thread():
     import gc
+
+    from threadpoolctl import threadpool_info, threadpool_limits
 
     class Loading:
         model: list | None = None
@@ -562,11 +564,15 @@ def test_the_models_a_job_loads_are_kept_out_of_the_garbage_collectors_walks():
 
         def __call__(self, page):
             walked = any(o is self.model for o in gc.get_objects())
-            return [f"{page.id} walked={walked}\n"]
+            threads = {pool["num_threads"] for pool in threadpool_info()
+                       if pool["user_api"] == "blas"}
+            return [f"{page.id} walked={walked} blas={sorted(threads)}\n"]
 
     gc.unfreeze()
+    limits = threadpool_limits()  # to put the test process back as it was
     try:
         results = list(map_pages([Page(id="a", html="<p>x</p>")], Loading(), jobs=1))
     finally:
-        gc.unfreeze()  # the rest of the test run as it was
-    assert results[0][1] == ["a walked=False\n"]
+        gc.unfreeze()
+        limits.restore_original_limits()
+    assert results[0][1] in (["a walked=False blas=[1]\n"], ["a walked=False blas=[]\n"])
