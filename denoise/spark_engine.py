@@ -45,7 +45,7 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
-from denoise.batch import CHECKPOINT_EVERY, BatchSummary, PageJob, ResultWriter, _internal
+from denoise.batch import CHECKPOINT_EVERY, BatchSummary, PageJob, ResultWriter, internal_reason
 from denoise.decode import DEFAULT_MAX_BYTES
 from denoise.errors import DenoiseError, PageError
 from denoise.page import Page
@@ -55,8 +55,15 @@ if TYPE_CHECKING:
     import pyarrow as pa
     from pyspark.sql import DataFrame, Row, SparkSession
 
-__all__ = ["DEFAULT_MASTER", "SparkJobError", "SparkUnavailable", "run_pages_spark",
-           "spark_session"]
+# With the entry points, the plumbing the other Spark stages share (denoise.spark_frame,
+# denoise.spark_site, mining.spark_dedup): reading, chunking, shipping jobs, Arrow schemas.
+__all__ = [
+    "CHUNK_BYTES", "CHUNK_PAGES", "DEFAULT_MASTER", "PAGES_SCHEMA", "REFUSED", "SESSION_SETTINGS",
+    "SKIPPED", "SparkJobError", "SparkUnavailable", "arrow_schema", "is_uri", "listing_error",
+    "one_line", "page_chunks", "pages_frame", "pandas_warning_ignored", "read_uri_file",
+    "run_pages_spark", "session_conf", "ship_files", "spark_errors", "spark_session",
+    "worker_job",
+]
 
 DEFAULT_MASTER = "local[*]"
 #: Pages (and bytes of HTML) the driver sends to the executors at a time, from local paths.
@@ -65,18 +72,18 @@ CHUNK_BYTES = 64 << 20
 #: Pages in one Arrow record batch of the per-page work (Spark's default, 10,000, would
 #: hold hundreds of megabytes of HTML).
 ARROW_BATCH_ROWS = 64
-_SETTINGS = {"spark.sql.execution.arrow.maxRecordsPerBatch": str(ARROW_BATCH_ROWS),
+SESSION_SETTINGS = {"spark.sql.execution.arrow.maxRecordsPerBatch": str(ARROW_BATCH_ROWS),
              # pyspark 3.5 makes a DataFrame from pandas through Arrow only when asked
              "spark.sql.execution.arrow.pyspark.enabled": "true"}
 _URI = re.compile(r"[A-Za-z][A-Za-z0-9+.-]+://")  # two letters at least: not a drive (C:/)
 
-_PAGES_SCHEMA = ("input int, file string, item long, id string, url string, site string, "
+PAGES_SCHEMA = ("input int, file string, item long, id string, url string, site string, "
                  "html string, skip_source string, skip_reason string")
 _RESULTS_SCHEMA = ("input int, file string, item long, text string, kind string, "
                    "source string, reason string")
-_PAGES = tuple(column.split()[0] for column in _PAGES_SCHEMA.split(", "))
+_PAGES = tuple(column.split()[0] for column in PAGES_SCHEMA.split(", "))
 _RESULTS = tuple(column.split()[0] for column in _RESULTS_SCHEMA.split(", "))
-_SKIPPED, _REFUSED = "skipped", "refused"  # a reader's Skipped; a job's PageError
+SKIPPED, REFUSED = "skipped", "refused"  # a reader's Skipped; a job's PageError
 
 _MISSING = "--engine spark needs {}: pip install 'webdenoise[spark]'"
 
@@ -111,7 +118,7 @@ def spark_session(master: str | None = None,
     sql = _require("pyspark.sql")
     _require("pyarrow")
     _require("pandas")
-    with _pandas_warning_ignored():
+    with pandas_warning_ignored():
         active = sql.SparkSession.getActiveSession()
         if active is not None:
             yield active
@@ -121,7 +128,7 @@ def spark_session(master: str | None = None,
 
 
 @contextmanager
-def _pandas_warning_ignored() -> Iterator[None]:
+def pandas_warning_ignored() -> Iterator[None]:
     """pyspark 4 warns on each ``mapInArrow`` that it does not "fully support" pandas 3: it
     checks pandas' version there, but our Arrow batches never become pandas frames."""
     with warnings.catch_warnings():
@@ -141,7 +148,7 @@ def _new_session(sql: Any, master: str, config: dict[str, str]) -> Iterator[Spar
     try:
         spark = builder.getOrCreate()
     except Exception as error:  # pyspark says "Java gateway process exited", and more
-        raise SparkUnavailable(f"Spark did not start on {master} ({_one_line(error)}); it "
+        raise SparkUnavailable(f"Spark did not start on {master} ({one_line(error)}); it "
                                "needs Java 17 or later: java -version") from None
     spark.sparkContext.setLogLevel("ERROR")
     try:
@@ -178,12 +185,12 @@ def run_pages_spark(
     if chunk_pages < 1 or chunk_bytes < 1:
         raise ValueError(f"chunks must hold something, not {chunk_pages} pages / "
                          f"{chunk_bytes} bytes")
-    errors = _spark_errors()
+    errors = spark_errors()
     summary = BatchSummary()
     writer = ResultWriter(out, summary, checkpoint, checkpoint_every, on_page)
     run = _Run(spark, job, skip_first)
     try:
-        with (_session_conf(spark, _SETTINGS), _pandas_warning_ignored(),
+        with (session_conf(spark, SESSION_SETTINGS), pandas_warning_ignored(),
               closing(run.results(inputs, site, max_bytes, chunk_pages, chunk_bytes)) as results):
             for result in results:
                 if result is None:
@@ -194,7 +201,7 @@ def run_pages_spark(
                     on_skip(skipped)
                 writer.add(text, skipped=skipped)
     except errors as error:
-        raise SparkJobError(f"the Spark job failed: {_one_line(error)}") from None
+        raise SparkJobError(f"the Spark job failed: {one_line(error)}") from None
     finally:
         run.close()
     writer.close()
@@ -212,7 +219,7 @@ class _Run:
     def __init__(self, spark: SparkSession, job: PageJob, skip_first: int) -> None:
         self.spark = spark
         self.tag = f"webdenoise-{uuid.uuid4().hex}"
-        self.work = partial(_run_job, self.tag, job, _ship_files(spark, job))
+        self.work = partial(_run_job, self.tag, job, ship_files(spark, job))
         self.skip = skip_first
         self.pool = ThreadPoolExecutor(2, thread_name_prefix="webdenoise-spark")
         self.finished = False
@@ -224,8 +231,8 @@ class _Run:
         for index, name in enumerate(inputs):
             group.append(name)
             last = index + 1 == len(inputs)
-            if last or _is_uri(name) != _is_uri(inputs[index + 1]):
-                if _is_uri(name):
+            if last or is_uri(name) != is_uri(inputs[index + 1]):
+                if is_uri(name):
                     yield from self._remote(group, site, max_bytes)
                 else:
                     items = self._resumed(read_pages(group, site=site, max_bytes=max_bytes))
@@ -252,7 +259,7 @@ class _Run:
     def _local(self, items: Iterator[Page | Skipped | object], chunk_pages: int,
                chunk_bytes: int) -> Iterator[_Result]:
         pending: deque[tuple[list[Page | Skipped | object], Future[list[Row]] | None]] = deque()
-        for chunk in _chunks(items, chunk_pages, chunk_bytes):
+        for chunk in page_chunks(items, chunk_pages, chunk_bytes):
             rows = [(0, "", number, item.id, item.url, item.site, item.html, None, None)
                     for number, item in enumerate(chunk) if isinstance(item, Page)]
             pending.append((chunk, self.pool.submit(self._collect, rows) if rows else None))
@@ -265,7 +272,7 @@ class _Run:
         context = self.spark.sparkContext
         context.addJobTag(self.tag)  # tags belong to the thread that starts the job
         try:
-            return _pages_frame(self.spark, rows).mapInArrow(self.work, _RESULTS_SCHEMA).collect()
+            return pages_frame(self.spark, rows).mapInArrow(self.work, _RESULTS_SCHEMA).collect()
         finally:
             context.removeJobTag(self.tag)
 
@@ -281,16 +288,16 @@ class _Run:
             try:
                 partitions = rdd.getNumPartitions()  # lists the files now: a bad URI is named
             except Exception as error:  # py4j's Py4JJavaError, carrying Hadoop's
-                missing[number] = Skipped(uri, _listing_error(error))
+                missing[number] = Skipped(uri, listing_error(error))
                 continue
             if partitions:
-                files.append(rdd.flatMap(partial(_read_file, number, site, max_bytes)))
+                files.append(rdd.flatMap(partial(read_uri_file, number, site, max_bytes)))
             else:
                 missing[number] = Skipped(uri, "no files found")
         results = None
         if files:
             context.addJobTag(self.tag)
-            pages = self.spark.createDataFrame(context.union(files), _PAGES_SCHEMA)
+            pages = self.spark.createDataFrame(context.union(files), PAGES_SCHEMA)
             spread = max(4 * context.defaultParallelism, sum(f.getNumPartitions() for f in files))
             results = (pages.repartition(spread).mapInArrow(self.work, _RESULTS_SCHEMA)
                        .persist(StorageLevel.MEMORY_AND_DISK))
@@ -318,7 +325,7 @@ class _Run:
         return False
 
 
-def _chunks(items: Iterator[Page | Skipped | object], pages: int,
+def page_chunks(items: Iterator[Page | Skipped | object], pages: int,
             size: int) -> Iterator[list[Page | Skipped | object]]:
     chunk: list[Page | Skipped | object] = []
     count = held = 0
@@ -348,27 +355,27 @@ def _merged(chunk: list[Page | Skipped | object],
 
 
 def _result(row: Row) -> _Result:
-    if row.kind == _SKIPPED:
+    if row.kind == SKIPPED:
         return None, Skipped(row.source, row.reason)
-    if row.kind == _REFUSED:
+    if row.kind == REFUSED:
         return None, PageError(row.source, row.reason)
     return row.text, None
 
 
-def _is_uri(name: str) -> bool:
+def is_uri(name: str) -> bool:
     return bool(_URI.match(name))
 
 
-def _listing_error(error: Exception) -> str:
+def listing_error(error: Exception) -> str:
     text = str(error)
     if "does not exist" in text or "FileNotFoundException" in text:
         return "no such file or directory"
     if "matches 0 files" in text:
         return "no files found"
-    return f"cannot list: {_one_line(error)}"
+    return f"cannot list: {one_line(error)}"
 
 
-def _one_line(error: BaseException) -> str:
+def one_line(error: BaseException) -> str:
     """The telling line of an error that may carry a Java or Python stack trace."""
     lines = [line.strip() for line in str(error).splitlines() if line.strip()]
     python = [line for line in lines if re.match(r"[\w.]+(Error|Exception|Exit)\b", line)
@@ -376,7 +383,7 @@ def _one_line(error: BaseException) -> str:
     return (python[-1] if python else lines[0] if lines else type(error).__name__)[:500]
 
 
-def _spark_errors() -> tuple[type[BaseException], ...]:
+def spark_errors() -> tuple[type[BaseException], ...]:
     """What a failed job raises: pyspark's own errors, and py4j's for RDD actions."""
     from py4j.protocol import Py4JError
     from pyspark.errors import PySparkException
@@ -384,10 +391,10 @@ def _spark_errors() -> tuple[type[BaseException], ...]:
     return (PySparkException, Py4JError)
 
 
-def _pages_frame(spark: SparkSession, rows: list[tuple[object, ...]]) -> DataFrame:
+def pages_frame(spark: SparkSession, rows: list[tuple[object, ...]]) -> DataFrame:
     """A DataFrame of page rows made here, sent to the JVM as Arrow (not row by row)."""
     return _arrow_frame(spark, dict(zip(_PAGES, zip(*rows, strict=True), strict=True)),
-                        _PAGES_SCHEMA)
+                        PAGES_SCHEMA)
 
 
 def _arrow_frame(spark: SparkSession, columns: dict[str, Sequence[object]],
@@ -396,13 +403,13 @@ def _arrow_frame(spark: SparkSession, columns: dict[str, Sequence[object]],
     import pyarrow as pa
     import pyspark
 
-    table = pa.Table.from_pydict(columns, schema=_arrow_schema(schema))
+    table = pa.Table.from_pydict(columns, schema=arrow_schema(schema))
     if int(pyspark.__version__.split(".")[0]) >= 4:
         return spark.createDataFrame(table)
-    return spark.createDataFrame(table.to_pandas(), schema)  # Arrow: _session_conf
+    return spark.createDataFrame(table.to_pandas(), schema)  # Arrow: session_conf
 
 
-def _arrow_schema(schema: str) -> pa.Schema:
+def arrow_schema(schema: str) -> pa.Schema:
     """The Arrow schema of one of ours in Spark's DDL (ints, longs, doubles, strings,
     bytes, and arrays of longs)."""
     import pyarrow as pa
@@ -414,7 +421,7 @@ def _arrow_schema(schema: str) -> pa.Schema:
 
 
 @contextmanager
-def _session_conf(spark: SparkSession, settings: dict[str, str]) -> Iterator[None]:
+def session_conf(spark: SparkSession, settings: dict[str, str]) -> Iterator[None]:
     """Session settings for the run's duration, then restored."""
     before = {key: spark.conf.get(key, None) for key in settings}
     for key, value in settings.items():
@@ -429,7 +436,7 @@ def _session_conf(spark: SparkSession, settings: dict[str, str]) -> Iterator[Non
                 spark.conf.set(key, value)
 
 
-def _ship_files(spark: SparkSession, job: PageJob) -> dict[str, str]:
+def ship_files(spark: SparkSession, job: PageJob) -> dict[str, str]:
     """Ship the files a dataclass job's ``Path`` fields name: {field: shipped name}.
 
     Each goes under a name made of its content digest and its own name, so files of the
@@ -465,7 +472,7 @@ def _ship_files(spark: SparkSession, job: PageJob) -> dict[str, str]:
 _WORKER_JOB: tuple[str, PageJob] | None = None
 
 
-def _worker_job(run: str, job: PageJob, files: dict[str, str]) -> PageJob:
+def worker_job(run: str, job: PageJob, files: dict[str, str]) -> PageJob:
     """The run's job, set up once per Python worker (workers are reused across tasks)."""
     global _WORKER_JOB  # one set-up job per worker process, replaced by the next run's
     if _WORKER_JOB is None or _WORKER_JOB[0] != run:
@@ -484,29 +491,29 @@ def _run_job(run: str, job: PageJob, files: dict[str, str],
     """``mapInArrow``'s function: pages in, each page's lines (or why not) out."""
     import pyarrow as pa
 
-    schema = _arrow_schema(_RESULTS_SCHEMA)
-    work = _worker_job(run, job, files)
+    schema = arrow_schema(_RESULTS_SCHEMA)
+    work = worker_job(run, job, files)
     for batch in batches:
         out: dict[str, list[object]] = {name: [] for name in _RESULTS}
         for row in batch.to_pylist():
             text = kind = source = reason = None
             if row["skip_reason"] is not None:
-                kind, source, reason = _SKIPPED, row["skip_source"], row["skip_reason"]
+                kind, source, reason = SKIPPED, row["skip_source"], row["skip_reason"]
             else:
                 page = Page(id=row["id"], html=row["html"], url=row["url"], site=row["site"])
                 try:
                     text = "".join(work(page))
                 except PageError as error:
-                    kind, source, reason = _REFUSED, error.source, error.reason
+                    kind, source, reason = REFUSED, error.source, error.reason
                 except Exception as error:  # a bug on one page: skipped, as embedded
-                    kind, source, reason = _REFUSED, page.id, _internal(error)
+                    kind, source, reason = REFUSED, page.id, internal_reason(error)
             for name, value in zip(_RESULTS, (row["input"], row["file"], row["item"], text,
                                               kind, source, reason), strict=True):
                 out[name].append(value)
         yield pa.RecordBatch.from_pydict(out, schema=schema)
 
 
-def _read_file(number: int, site: str | None, max_bytes: int,
+def read_uri_file(number: int, site: str | None, max_bytes: int,
                file: tuple[str, bytes]) -> Iterator[tuple[object, ...]]:
     """The page rows of one file's bytes (``binaryFiles``' pairs), skipped items too."""
     path, data = file

@@ -21,31 +21,31 @@ from contextlib import contextmanager
 from functools import partial, reduce
 from typing import TYPE_CHECKING, Protocol
 
-from denoise.batch import _internal
+from denoise.batch import internal_reason
 from denoise.decode import DEFAULT_MAX_BYTES
 from denoise.errors import PageError
 from denoise.page import Page
 from denoise.reader import Skipped, read_pages
 from denoise.spark_engine import (
-    _PAGES_SCHEMA,
-    _REFUSED,
-    _SETTINGS,
-    _SKIPPED,
     CHUNK_BYTES,
     CHUNK_PAGES,
+    PAGES_SCHEMA,
+    REFUSED,
+    SESSION_SETTINGS,
+    SKIPPED,
     SparkJobError,
-    _arrow_schema,
-    _chunks,
-    _is_uri,
-    _listing_error,
-    _one_line,
-    _pages_frame,
-    _pandas_warning_ignored,
-    _read_file,
-    _session_conf,
-    _ship_files,
-    _spark_errors,
-    _worker_job,
+    arrow_schema,
+    is_uri,
+    listing_error,
+    one_line,
+    page_chunks,
+    pages_frame,
+    pandas_warning_ignored,
+    read_uri_file,
+    session_conf,
+    ship_files,
+    spark_errors,
+    worker_job,
 )
 
 if TYPE_CHECKING:
@@ -56,8 +56,6 @@ __all__ = ["ORDER", "REFUSED", "SKIPPED", "RowJob", "page_rows", "skip_of", "spa
 
 #: The columns that sort the rows in input order.
 ORDER = ("input", "file", "item")
-#: ``kind`` of a row: an item the reader could not read, a page the job refused.
-SKIPPED, REFUSED = _SKIPPED, _REFUSED
 _STATUS = "input int, file string, item long, kind string, source string, reason string"
 #: Checkpointed frames are unioned (and checkpointed again) by this many, so the plan of
 #: a crawl's thousands of chunks stays shallow.
@@ -83,15 +81,15 @@ def spark_work(spark: SparkSession) -> Iterator[str]:
     """One command's Spark jobs: the batch settings of :mod:`denoise.spark_engine`, a
     failed job as one-line :class:`SparkJobError`, the run's jobs cancelled when it stops
     early. Yields the run's job tag (threads that start jobs must add it)."""
-    errors = _spark_errors()
+    errors = spark_errors()
     tag = f"webdenoise-{uuid.uuid4().hex}"
     context = spark.sparkContext
     context.addJobTag(tag)
     try:
-        with _session_conf(spark, _SETTINGS), _pandas_warning_ignored():
+        with session_conf(spark, SESSION_SETTINGS), pandas_warning_ignored():
             yield tag
     except errors as error:
-        raise SparkJobError(f"the Spark job failed: {_one_line(error)}") from None
+        raise SparkJobError(f"the Spark job failed: {one_line(error)}") from None
     except BaseException:  # an interrupt: stop what still runs
         context.cancelJobsWithTag(tag)
         raise
@@ -107,15 +105,15 @@ def page_rows(spark: SparkSession, inputs: Sequence[str], job: RowJob, tag: str,
     ``reason`` (a skipped or refused item; null for a page the job did), then the job's
     columns (null for a skipped item). Run it inside :func:`spark_work` (``tag``)."""
     schema = f"{_STATUS}, {job.columns}"
-    work = partial(_map_rows, f"{tag}-{uuid.uuid4().hex[:8]}", job, _ship_files(spark, job),
+    work = partial(_map_rows, f"{tag}-{uuid.uuid4().hex[:8]}", job, ship_files(spark, job),
                    schema)
     frames: list[tuple[int, DataFrame]] = []
     start = 0
     while start < len(inputs):
         end = start + 1
-        while end < len(inputs) and _is_uri(inputs[end]) == _is_uri(inputs[start]):
+        while end < len(inputs) and is_uri(inputs[end]) == is_uri(inputs[start]):
             end += 1
-        if _is_uri(inputs[start]):
+        if is_uri(inputs[start]):
             for frame in _remote(spark, work, schema, inputs, range(start, end), site,
                                  max_bytes):
                 _push(frames, frame)
@@ -158,7 +156,7 @@ def _local(spark: SparkSession, work: Callable[..., Iterator[pa.RecordBatch]], s
     pending: deque[Future[DataFrame]] = deque()
     item = 0
     try:
-        for chunk in _chunks(items, chunk_pages, chunk_bytes):
+        for chunk in page_chunks(items, chunk_pages, chunk_bytes):
             rows = []
             for found in chunk:
                 if isinstance(found, Skipped):
@@ -183,7 +181,7 @@ def _checkpointed(spark: SparkSession, tag: str, rows: list[tuple[object, ...]],
     context = spark.sparkContext
     context.addJobTag(tag)  # tags belong to the thread that starts the job
     try:
-        return _pages_frame(spark, rows).mapInArrow(work, schema).localCheckpoint(eager=True)
+        return pages_frame(spark, rows).mapInArrow(work, schema).localCheckpoint(eager=True)
     finally:
         context.removeJobTag(tag)
 
@@ -200,20 +198,20 @@ def _remote(spark: SparkSession, work: Callable[..., Iterator[pa.RecordBatch]], 
         try:
             partitions = rdd.getNumPartitions()  # lists the files now: a bad URI is named
         except Exception as error:  # py4j's Py4JJavaError, carrying Hadoop's
-            missing.append((number, inputs[number], _listing_error(error)))
+            missing.append((number, inputs[number], listing_error(error)))
             continue
         if partitions:
-            files.append(rdd.flatMap(partial(_read_file, number, site, max_bytes)))
+            files.append(rdd.flatMap(partial(read_uri_file, number, site, max_bytes)))
         else:
             missing.append((number, inputs[number], "no files found"))
     frames = []
     if files:
-        pages = spark.createDataFrame(context.union(files), _PAGES_SCHEMA)
+        pages = spark.createDataFrame(context.union(files), PAGES_SCHEMA)
         spread = max(4 * context.defaultParallelism, sum(f.getNumPartitions() for f in files))
         frames.append(pages.repartition(spread).mapInArrow(work, schema)
                       .localCheckpoint(eager=True))
     if missing:
-        width = len(_arrow_schema(schema).names) - len(_STATUS.split(", "))
+        width = len(arrow_schema(schema).names) - len(_STATUS.split(", "))
         frames.append(spark.createDataFrame(
             [(number, "", 0, SKIPPED, uri, reason, *(None,) * width)
              for number, uri, reason in missing], schema))
@@ -228,10 +226,10 @@ def _map_rows(run: str, job: RowJob, files: dict[str, str], schema: str,
     """``mapInArrow``'s function: pages in, each page's row (or why not) out."""
     import pyarrow as pa
 
-    arrow = _arrow_schema(schema)
+    arrow = arrow_schema(schema)
     names = arrow.names
     width = len(names) - len(_STATUS.split(", "))
-    work = _worker_job(run, job, files)  # type: ignore[arg-type]  # set up once a worker
+    work = worker_job(run, job, files)  # type: ignore[arg-type]  # set up once a worker
     for batch in batches:
         out: dict[str, list[object]] = {name: [] for name in names}
         for row in batch.to_pylist():
@@ -246,7 +244,7 @@ def _map_rows(run: str, job: RowJob, files: dict[str, str], schema: str,
                 except PageError as error:
                     status = (REFUSED, error.source, error.reason)
                 except Exception as error:  # a bug on one page: skipped, as embedded
-                    status = (REFUSED, page.id, _internal(error))
+                    status = (REFUSED, page.id, internal_reason(error))
             for name, value in zip(names, (row["input"], row["file"], row["item"], *status,
                                            *values), strict=True):
                 out[name].append(value)

@@ -40,7 +40,7 @@ from denoise.reader import Skipped
 from denoise.site.base import LabeledPage, page_key
 from denoise.site.batch import SiteReport
 from denoise.site.fingerprint import FingerprintMethod
-from denoise.spark_engine import _arrow_schema
+from denoise.spark_engine import arrow_schema
 from denoise.spark_frame import ORDER, page_rows, skip_of
 
 if TYPE_CHECKING:
@@ -186,7 +186,7 @@ def _label(theta: float, contained: float | None, lines: Callable[[LabeledPage],
     """Step 3, ``mapInArrow``'s function: each page labelled with its digests' counts."""
     import pyarrow as pa
 
-    schema = _arrow_schema(_LABELLED)
+    schema = arrow_schema(_LABELLED)
     for batch in batches:
         out: dict[str, list[object]] = {name: [] for name in schema.names}
         for row in batch.to_pylist():

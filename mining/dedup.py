@@ -280,14 +280,14 @@ class NearDuplicateIndex:
         batch's, or one bucket of them: :mod:`mining.spill`), and between them and the
         index. ``sketches`` holds the batch's sketches by row (an array or a memmap)."""
         a, b = join_rows(keys, rows)
-        batch = self._verified(a, b, sketches, sketches, indexed=False)
+        batch = self.verified(a, b, sketches, sketches, indexed=False)
         if len(self):
             if self._table is None:
                 self._table = KeyTable(*self._keys_of(self.sketches, np.arange(len(self))))
             a, b = self._table.join_rows(keys, rows)
-            return batch, self._verified(a, b, sketches, self.sketches, indexed=True)
+            return batch, self.verified(a, b, sketches, self.sketches, indexed=True)
         none = np.empty(0, dtype=np.int64)
-        return batch, self._verified(none, none, sketches, sketches, indexed=True)
+        return batch, self.verified(none, none, sketches, sketches, indexed=True)
 
     def filled(self, sketches: np.ndarray) -> np.ndarray:
         """What ``shared`` is for a pair of copies of each sketch: every MinHash value,
@@ -318,14 +318,16 @@ class NearDuplicateIndex:
         """The keys of ``sketches[rows]``, made :data:`_ROWS_AT_ONCE` rows at a time (a
         crawl's sketches are not copied whole, nor their keys' temporaries)."""
         if len(rows) <= _ROWS_AT_ONCE:
-            return self._keys(sketches[rows])
-        parts = [self._keys(sketches[rows[low:low + _ROWS_AT_ONCE]])
+            return self.join_keys(sketches[rows])
+        parts = [self.join_keys(sketches[rows[low:low + _ROWS_AT_ONCE]])
                  for low in range(0, len(rows), _ROWS_AT_ONCE)]
         keys = np.concatenate([k for k, _ in parts])
         valid = None if parts[0][1] is None else np.concatenate([v for _, v in parts])
         return keys, valid
 
-    def _keys(self, sketches: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
+    def join_keys(self, sketches: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
+        """The keys two sketches must share to be compared: their LSH band keys, or
+        (paper rule) their subset keys and whole key, with which are real (None: all)."""
         if self._hasher is not None:
             return band_keys(sketches, self.config.bands, self.config.rows), None
         keys, valid = subset_keys(sketches, self.config.matches)
@@ -334,8 +336,8 @@ class NearDuplicateIndex:
         valid = np.column_stack([valid, np.ones(len(sketches), dtype=bool)])
         return keys, valid
 
-    def _verified(self, a: np.ndarray, b: np.ndarray, left: np.ndarray, right: np.ndarray,
-                  *, indexed: bool) -> Pairs:
+    def verified(self, a: np.ndarray, b: np.ndarray, left: np.ndarray, right: np.ndarray,
+                 *, indexed: bool) -> Pairs:
         """The candidate pairs (rows of ``left``, rows of ``right``) the rule accepts."""
         keep_parts, similarity_parts, shared_parts = [], [], []
         for low in range(0, max(len(a), 1), _VERIFY_CHUNK):

@@ -35,7 +35,7 @@ from denoise.decode import DEFAULT_MAX_BYTES
 from denoise.errors import PageError
 from denoise.page import Page
 from denoise.reader import Skipped
-from denoise.spark_engine import _arrow_frame, _arrow_schema
+from denoise.spark_engine import _arrow_frame, arrow_schema
 from denoise.spark_frame import ORDER, page_rows, skip_of
 from mining.dedup import DedupConfig, NearDuplicateIndex, Rule
 from mining.matches import Matches, Pairs
@@ -193,12 +193,12 @@ def _keys(config: DedupConfig, batches: Iterator[pa.RecordBatch]) -> Iterator[pa
     import pyarrow as pa
 
     index = NearDuplicateIndex(config)
-    schema = _arrow_schema(_KEYS)
+    schema = arrow_schema(_KEYS)
     for batch in batches:
         if not batch.num_rows:
             continue
         rows = np.asarray(batch.column("row").to_numpy(zero_copy_only=False))
-        keys, valid = index._keys(_sketches(batch.column("sketch").to_pylist(), index))
+        keys, valid = index.join_keys(_sketches(batch.column("sketch").to_pylist(), index))
         at = np.broadcast_to(rows[:, None], keys.shape)
         if valid is not None:
             keys, at = keys[valid], at[valid]
@@ -212,7 +212,7 @@ def _verify(config: DedupConfig, batches: Iterator[pa.RecordBatch]
     import pyarrow as pa
 
     index = NearDuplicateIndex(config)
-    schema = _arrow_schema(_VERIFIED)
+    schema = arrow_schema(_VERIFIED)
     for batch in batches:
         if not batch.num_rows:
             continue
@@ -221,7 +221,7 @@ def _verify(config: DedupConfig, batches: Iterator[pa.RecordBatch]
         x = _sketches(batch.column("x").to_pylist(), index)
         y = _sketches(batch.column("y").to_pylist(), index)
         at = np.arange(len(a))
-        kept = index._verified(at, at, x, y, indexed=False)
+        kept = index.verified(at, at, x, y, indexed=False)
         yield pa.RecordBatch.from_pydict({"a": a[kept.a], "b": b[kept.b],
                                           "similarity": kept.similarity.astype(np.float64),
                                           "shared": kept.shared.astype(np.int64)},

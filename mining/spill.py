@@ -23,7 +23,7 @@ __all__ = ["match_files", "sketch_files"]
 
 def sketch_files(index: NearDuplicateIndex) -> SketchFiles:
     """Empty sketch files for pages to be matched with ``index`` (its sketches, its keys)."""
-    return SketchFiles(index.width, index.dtype, index._keys)
+    return SketchFiles(index.width, index.dtype, index.join_keys)
 
 
 def match_files(index: NearDuplicateIndex, files: SketchFiles) -> Matches:
