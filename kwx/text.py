@@ -54,11 +54,11 @@ _LEXEME_ATTRS = (LOWER, IS_PUNCT, IS_SPACE, IS_STOP, IS_TITLE, IS_UPPER)
 def tokenizer():
     """spaCy's English tokenizer (a blank pipeline: rules only, no model files).
 
-    Its vocabulary computes only the lexeme attributes the token rows read: spaCy runs
-    every attribute function on each word it meets for the first time (shape, prefix,
-    suffix, like_num... 17 more), which made ~10% of tokenizing new text and a string
-    each for the vocabulary to keep. Tokens are cut by the tokenizer's rules alone, so
-    they are the same.
+    Its vocabulary computes only the six lexeme attributes the token rows read: spaCy
+    runs every attribute function on each word it meets for the first time (17 more,
+    shape, prefix, suffix and like_num among them), which made ~10% of tokenizing new
+    text and left strings for the vocabulary to keep. Tokens are cut by the tokenizer's
+    rules alone, so they are the same.
     """
     import spacy
 
