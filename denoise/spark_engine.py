@@ -59,10 +59,10 @@ if TYPE_CHECKING:
 # denoise.spark_site, mining.spark_dedup): reading, chunking, shipping jobs, Arrow schemas.
 __all__ = [
     "CHUNK_BYTES", "CHUNK_PAGES", "DEFAULT_MASTER", "PAGES_SCHEMA", "REFUSED", "SESSION_SETTINGS",
-    "SKIPPED", "SparkJobError", "SparkUnavailable", "arrow_schema", "is_uri", "listing_error",
-    "one_line", "page_chunks", "pages_frame", "pandas_warning_ignored", "read_uri_file",
-    "run_pages_spark", "session_conf", "ship_files", "spark_errors", "spark_session",
-    "worker_job",
+    "SKIPPED", "SparkJobError", "SparkUnavailable", "arrow_frame", "arrow_schema", "is_uri",
+    "listing_error", "one_line", "page_chunks", "pages_frame", "pandas_warning_ignored",
+    "read_uri_file", "run_pages_spark", "session_conf", "ship_files", "spark_errors",
+    "spark_session", "worker_job",
 ]
 
 DEFAULT_MASTER = "local[*]"
@@ -393,11 +393,11 @@ def spark_errors() -> tuple[type[BaseException], ...]:
 
 def pages_frame(spark: SparkSession, rows: list[tuple[object, ...]]) -> DataFrame:
     """A DataFrame of page rows made here, sent to the JVM as Arrow (not row by row)."""
-    return _arrow_frame(spark, dict(zip(_PAGES, zip(*rows, strict=True), strict=True)),
+    return arrow_frame(spark, dict(zip(_PAGES, zip(*rows, strict=True), strict=True)),
                         PAGES_SCHEMA)
 
 
-def _arrow_frame(spark: SparkSession, columns: dict[str, Sequence[object]],
+def arrow_frame(spark: SparkSession, columns: dict[str, Sequence[object]],
                  schema: str) -> DataFrame:
     """A DataFrame of columns made here (``schema`` in Spark's DDL), sent as Arrow."""
     import pyarrow as pa

@@ -35,8 +35,9 @@ from denoise.decode import DEFAULT_MAX_BYTES
 from denoise.errors import PageError
 from denoise.page import Page
 from denoise.reader import Skipped
-from denoise.spark_engine import _arrow_frame, arrow_schema
+from denoise.spark_engine import arrow_frame, arrow_schema
 from denoise.spark_frame import ORDER, page_rows, skip_of
+from mining.banding import flatten_keys
 from mining.dedup import DedupConfig, NearDuplicateIndex, Rule
 from mining.matches import Matches, Pairs
 from mining.minhash import EMPTY
@@ -120,7 +121,7 @@ def match_on_spark(spark: SparkSession, tag: str, inputs: Sequence[str], words: 
                   .select(F.col("l.row").alias("a"), F.col("r.row").alias("b")).distinct())
     batch = _verified(candidates, distinct, distinct, config, indexed=False)
     if len(index):
-        saved = _arrow_frame(spark, {"row": range(len(index)), "sketch": [
+        saved = arrow_frame(spark, {"row": range(len(index)), "sketch": [
             sketch.tobytes() for sketch in index.sketches]}, "row long, sketch binary")
         saved_keys = saved.mapInArrow(partial(_keys, config), _KEYS)
         against = (keys.alias("k").join(saved_keys.alias("s"), F.col("k.key") == F.col("s.key"))
@@ -198,11 +199,9 @@ def _keys(config: DedupConfig, batches: Iterator[pa.RecordBatch]) -> Iterator[pa
         if not batch.num_rows:
             continue
         rows = np.asarray(batch.column("row").to_numpy(zero_copy_only=False))
-        keys, valid = index.join_keys(_sketches(batch.column("sketch").to_pylist(), index))
-        at = np.broadcast_to(rows[:, None], keys.shape)
-        if valid is not None:
-            keys, at = keys[valid], at[valid]
-        yield pa.RecordBatch.from_pydict({"row": at.ravel(), "key": keys.ravel().view(np.int64)},
+        keys, at = flatten_keys(*index.join_keys(
+            _sketches(batch.column("sketch").to_pylist(), index)), rows)
+        yield pa.RecordBatch.from_pydict({"row": at, "key": keys.view(np.int64)},
                                          schema=schema)
 
 
