@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Callable, Iterator
-from contextlib import nullcontext
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import ExitStack, nullcontext
 from enum import StrEnum
 from functools import partial
 from pathlib import Path
@@ -20,6 +20,7 @@ from denoise.cli_batch import (
     Engine,
     EngineOption,
     JobsOption,
+    ResumeOption,
     SparkMasterOption,
     page_progress,
 )
@@ -31,6 +32,7 @@ from denoise.page import Page
 from denoise.reader import Skipped, read_pages
 from denoise.site import METHODS, REASONS, Label, LabeledPage, SiteMethod, SiteStore
 from denoise.site.batch import SiteReport, label_sites
+from denoise.site.progress import SiteProgress
 from denoise.spark_engine import SparkJobError, spark_session
 from denoise.spark_frame import spark_work
 from denoise.spark_site import label_sites_spark, merge_report
@@ -189,11 +191,17 @@ def site_command(
     jobs: JobsOption = None,
     engine: EngineOption = Engine.EMBEDDED,
     spark_master: SparkMasterOption = None,
+    resume: ResumeOption = False,
 ) -> None:
     """Label the blocks of many pages as template / content / unknown from site statistics.
 
     Pages are grouped by site; a block whose text is on at least THETA of its site's
     pages is template, a block on exactly one page is content. Prints a per-site report.
+
+    With `--out FILE`, the blocks go to FILE.partial site by site, and FILE.progress
+    records the sites done; an interrupted run continues with `--resume` (the pages of
+    the sites done are not parsed again), and the run's FILE is the same as without
+    the interruption.
 
     Example: denoise site pages/ --out blocks.jsonl
     """
@@ -206,8 +214,10 @@ def site_command(
         # layout keys mask words by the site's word counts at the time they are made,
         # so keys stored by earlier runs would not match later ones
         raise typer.BadParameter("--structure cannot accumulate in --db; run it in one batch")
+    if resume and (out is None or str(out) == "-"):
+        raise typer.BadParameter("--resume needs --out FILE (standard output cannot be resumed)")
     if engine is Engine.SPARK:
-        _refuse_on_spark(name, structure, db, jobs)
+        _refuse_on_spark(name, structure, db, jobs, resume)
     err = Console(stderr=True)
     summary = BatchSummary()
     skipped: list[Skipped | PageError] = []
@@ -218,55 +228,146 @@ def site_command(
                        reports=reports, skipped=skipped)
         _site_summary(err, reports, summary, skipped, out, as_json)
         return
-    store = None
+    settings: dict[str, object] = {
+        "command": "denoise site", "method": name, "theta": theta, "structure": structure,
+        "contained": contained, "site": site, "max_bytes": max_bytes,
+        "db": None if db is None else str(db), "inputs": [str(i) for i in inputs]}
+    with ExitStack() as stack:  # a --db store rolls back when the run does not complete
+        store, output = _open_site_run(err, stack, name, db, out, settings, resume)
+        earlier = 0
+        if output is not None:
+            reports.update(output.done)
+            earlier = sum(report.pages for report in output.done.values())
+        try:
+            _label_to_output(err, inputs, _method_factory(name, theta, structure, contained,
+                                                          store),
+                             name, site=site, max_bytes=max_bytes, jobs=jobs, output=output,
+                             to_stdout=out is not None and str(out) == "-", reports=reports,
+                             skipped=skipped, summary=summary)
+            if output is not None:
+                output.finish()
+        except BaseException as error:
+            if output is not None:
+                # a store's transaction may end in the middle of a page's counts: it is
+                # rolled back, and the sites saved with it are labelled again on resume
+                output.close(save=store is None)
+            raise _site_failed(err, error, output, out) from None
+    _site_summary(err, reports, summary, skipped, out, as_json, earlier)
+
+
+def _open_site_run(err: Console, stack: ExitStack, name: str, db: Path | None,
+                   out: Path | None, settings: dict[str, object],
+                   resume: bool) -> tuple[SiteStore | None, SiteProgress | None]:
+    """The ``--db`` store and the resumable ``--out`` file (none for standard output);
+    exit 2 when either cannot be used. The store commits before each save of the
+    progress, so a site recorded as done is counted (:mod:`denoise.site.progress` says
+    why counting a site again on resume is harmless)."""
     try:
-        if db is not None:
-            settings = {"method": name, "scheme": METHODS[name].scheme}
-            store = SiteStore(db, settings)
-        make = _method_factory(name, theta, structure, contained, store)
-        with page_progress(err, "reading and segmenting") as progress:
-            task = progress.add_task("", total=None)
-
-            def pages() -> Iterator[Page]:
-                for item in read_pages(inputs, site=site, max_bytes=max_bytes):
-                    if isinstance(item, Skipped):
-                        skipped.append(item)
-                        _say(err, f"skipped {item}")
-                    else:
-                        progress.advance(task)
-                        yield item
-
-            def on_error(error: PageError) -> None:
-                skipped.append(error)
-                _say(err, f"skipped {error}")
-
-            labelled = label_sites(pages(), make, on_error=on_error,
-                                   grouped=_grouped_by_site(inputs, site),
-                                   jobs=jobs or default_jobs(), scheme=METHODS[name].scheme)
-            with atomic_text(out) if out is not None else nullcontext() as stream:
-                for page in labelled:
-                    reports.setdefault(page.page.site, SiteReport(page.page.site)).add(page)
-                    if stream is not None:
-                        stream.write(_block_lines(page, METHODS[name]))
-        if store is not None:
-            store.close()
+        store = None if db is None else stack.enter_context(
+            SiteStore(db, {"method": name, "scheme": METHODS[name].scheme}))
+        if out is None or str(out) == "-":
+            return store, None
+        commit = store.commit if store is not None else None
+        return store, SiteProgress(out, settings, resume=resume, before_save=commit)
     except DenoiseError as error:
         _say(err, f"error: {error}")
         raise typer.Exit(2) from None
-    except ValueError as error:  # a folder or archive whose sites are not contiguous
-        _say(err, f"error: {error}; give each site's pages together, or one --site")
+    except OSError as error:
+        _say(err, f"error: {out}: cannot write ({error.strerror or error})")
         raise typer.Exit(2) from None
-    _site_summary(err, reports, summary, skipped, out, as_json)
+
+
+def _site_failed(err: Console, error: BaseException, output: SiteProgress | None,
+                 out: Path | None) -> BaseException:
+    """What a run that stopped exits with, its reason said: 130 on an interrupt (``--resume``
+    continues), 2 on bad input or options, 1 on output that cannot be written."""
+    kept = f"; {output.partial} holds what was done: --resume continues" if output else ""
+    if isinstance(error, KeyboardInterrupt):
+        _say(err, "interrupted" if output is None else f"interrupted: {output.partial} holds "
+             "what was done; run again with --resume to continue")
+        return typer.Exit(130)
+    if isinstance(error, DenoiseError):
+        _say(err, f"error: {error}")
+        return typer.Exit(2)
+    if isinstance(error, ValueError):  # a folder or archive whose sites are not contiguous
+        _say(err, f"error: {error}; give each site's pages together, or one --site")
+        return typer.Exit(2)
+    if isinstance(error, BrokenPipeError):  # a reader like `head` left: not an error
+        sys.stderr.close()
+        return typer.Exit(0)
+    if isinstance(error, OSError):
+        _say(err, f"error: {error.filename or out}: cannot write ({error.strerror or error})"
+             + kept)
+        return typer.Exit(1)
+    return error
+
+
+def _label_to_output(err: Console, inputs: list[str], make: Callable[[str], SiteMethod],
+                     name: str, *, site: str | None, max_bytes: int, jobs: int | None,
+                     output: SiteProgress | None, to_stdout: bool,
+                     reports: dict[str, SiteReport], skipped: list[Skipped | PageError],
+                     summary: BatchSummary) -> None:
+    """Label the pages of ``inputs`` and write their blocks to ``output`` (or standard
+    output). The pages of the sites an interrupted run finished (``output.done``) are
+    counted as resumed and dropped before they are parsed: the other sites are labelled
+    from the same pages as in a complete run, as sites are independent."""
+    done = set(output.done) if output is not None else set()
+    with page_progress(err, "reading and segmenting") as progress:
+        task = progress.add_task("", total=None)
+
+        def pages() -> Iterator[Page]:
+            for item in read_pages(inputs, site=site, max_bytes=max_bytes):
+                if isinstance(item, Skipped):
+                    skipped.append(item)
+                    _say(err, f"skipped {item}")
+                elif item.site in done:
+                    summary.resumed += 1
+                else:
+                    progress.advance(task)
+                    yield item
+
+        def on_error(error: PageError) -> None:
+            skipped.append(error)
+            _say(err, f"skipped {error}")
+
+        labelled = label_sites(pages(), make, on_error=on_error,
+                               grouped=_grouped_by_site(inputs, site),
+                               jobs=jobs or default_jobs(), scheme=METHODS[name].scheme)
+        write = output.write if output is not None else sys.stdout.write if to_stdout else None
+        _write_sites(labelled, METHODS[name], reports, write,
+                     output.site_done if output is not None else None)
+    if to_stdout:
+        sys.stdout.flush()
+
+
+def _write_sites(labelled: Iterable[LabeledPage], method: type[SiteMethod],
+                 reports: dict[str, SiteReport], write: Callable[[str], object] | None,
+                 site_done: Callable[[SiteReport], None] | None) -> None:
+    """Each page's block lines written and counted in its site's report; ``site_done``
+    told of each site once all its lines are written. A site's pages come together
+    (:func:`label_sites`), so it is done when the next site begins or the input ends."""
+    current: SiteReport | None = None
+    for page in labelled:
+        if current is None or page.page.site != current.site:
+            if current is not None and site_done is not None:
+                site_done(current)
+            current = reports.setdefault(page.page.site, SiteReport(page.page.site))
+        current.add(page)
+        if write is not None:
+            write(_block_lines(page, method))
+    if current is not None and site_done is not None:
+        site_done(current)
 
 
 def _site_summary(err: Console, reports: dict[str, SiteReport], summary: BatchSummary,
                   skipped: list[Skipped | PageError], out: Path | None,
-                  as_json: bool) -> None:
-    """The per-site report, the closing line, and exit 1 when no page was labelled."""
+                  as_json: bool, earlier: int = 0) -> None:
+    """The per-site report (an interrupted run's sites too), the closing line (``earlier``:
+    the pages of those sites), and exit 1 when no page was labelled."""
     report_stream = sys.stderr if out is not None and str(out) == "-" else sys.stdout
     _print_report(list(reports.values()), report_stream, as_json)
     pages_done = sum(r.pages for r in reports.values())
-    summary.written = pages_done
+    summary.written = pages_done - earlier
     summary.count(skipped)
     _say(err, f"{summary.line('labelled')}; {len(reports)} sites"
          + (f"; blocks written to {out}" if out is not None and str(out) != "-" else ""))
@@ -275,9 +376,12 @@ def _site_summary(err: Console, reports: dict[str, SiteReport], summary: BatchSu
         raise typer.Exit(1)
 
 
-
-def _refuse_on_spark(method: str, structure: bool, db: Path | None, jobs: int | None) -> None:
+def _refuse_on_spark(method: str, structure: bool, db: Path | None, jobs: int | None,
+                     resume: bool = False) -> None:
     """The options ``--engine spark`` does not run, as one usage error each."""
+    if resume:
+        raise typer.BadParameter("--resume is for --engine embedded (a Spark run writes "
+                                 "--out whole when it completes)")
     if method != "fingerprint":
         raise typer.BadParameter(f"--engine spark runs --method fingerprint only, not {method}: "
                                  "use --engine embedded")
