@@ -33,7 +33,8 @@ from lxml.includes.tree cimport xmlAttr, xmlNode, XML_ELEMENT_NODE, XML_TEXT_NOD
 
 cnp.import_array()
 
-# the inverse of denoise.texthash.Q modulo 2**64
+# denoise.texthash.Q, and its inverse modulo 2**64
+cdef cnp.uint64_t Q = 0x9E3779B97F4A7C15ULL
 cdef cnp.uint64_t Q_INV = 0xF1DE83E19937733DULL
 cetree.import_lxml__etree()
 
@@ -427,6 +428,39 @@ def or_up(const int[:] parents, const cnp.npy_bool[:] flags):
     return out_a
 
 
+cdef bint _distinct_words_at_least(int kind, void* data, Py_ssize_t start, Py_ssize_t end,
+                                   int wanted) noexcept:
+    """Whether ``text[start:end]`` (words apart by single spaces) has ``wanted`` (<= 8)
+    distinct words."""
+    cdef Py_ssize_t word_start[8]
+    cdef Py_ssize_t word_end[8]
+    cdef Py_ssize_t i = start, j, m, length
+    cdef int found = 0, w
+    cdef bint new
+    while i < end and found < wanted:
+        j = i
+        while j < end and PyUnicode_READ(kind, data, j) != 32:
+            j += 1
+        length = j - i
+        new = True
+        for w in range(found):
+            if word_end[w] - word_start[w] != length:
+                continue
+            m = 0
+            while m < length and (PyUnicode_READ(kind, data, word_start[w] + m)
+                                  == PyUnicode_READ(kind, data, i + m)):
+                m += 1
+            if m == length:
+                new = False
+                break
+        if new and length:
+            word_start[found] = i
+            word_end[found] = j
+            found += 1
+        i = j + 1
+    return found >= wanted
+
+
 def distinct_words(str text, const long long[:] starts, const long long[:] ends, int wanted):
     """Per span of ``text``, whether it has at least ``wanted`` (<= 8) distinct words.
 
@@ -437,39 +471,81 @@ def distinct_words(str text, const long long[:] starts, const long long[:] ends,
     cdef cnp.npy_bool[:] out = out_a
     cdef int kind = PyUnicode_KIND(text)
     cdef void* data = PyUnicode_DATA(text)
-    cdef Py_ssize_t word_start[8]
-    cdef Py_ssize_t word_end[8]
-    cdef Py_ssize_t b, i, j, m, length
-    cdef int found, w
-    cdef bint new
+    cdef Py_ssize_t b
     if not 0 < wanted <= 8:
         raise ValueError(f"wanted must be in 1..8, got {wanted}")
     for b in range(n):
-        i = starts[b]
-        found = 0
-        while i < ends[b] and found < wanted:
-            j = i
-            while j < ends[b] and PyUnicode_READ(kind, data, j) != 32:
-                j += 1
-            length = j - i
-            new = True
-            for w in range(found):
-                if word_end[w] - word_start[w] != length:
-                    continue
-                m = 0
-                while m < length and (PyUnicode_READ(kind, data, word_start[w] + m)
-                                      == PyUnicode_READ(kind, data, i + m)):
-                    m += 1
-                if m == length:
-                    new = False
-                    break
-            if new and length:
-                word_start[found] = i
-                word_end[found] = j
-                found += 1
-            i = j + 1
-        out[b] = found >= wanted
+        out[b] = _distinct_words_at_least(kind, data, starts[b], ends[b], wanted)
     return out_a
+
+
+cdef inline cnp.uint64_t _power(cnp.uint64_t base, cnp.int64_t exponent) noexcept nogil:
+    cdef cnp.uint64_t result = 1
+    while exponent > 0:
+        if exponent & 1:
+            result *= base
+        base *= base
+        exponent >>= 1
+    return result
+
+
+def text_keys(str text, const long long[:] chunk_starts, const long long[:] chunk_ends,
+              index, const int[:, :] spans, const int[:] parents, int min_chars,
+              int min_unique_words, int exact_words_up_to, cnp.uint64_t kind):
+    """``denoise.site.fingerprint.TextKeys`` in one loop over the blocks: which blocks
+    have enough text (``min_chars`` characters, ``min_unique_words`` (<= 8) distinct
+    words, counted exactly up to ``exact_words_up_to`` words, and so does every block
+    above them), and the digest of each such block's text (``ChunkIndex.digests``;
+    0 elsewhere). ``index`` is the page's ``ChunkIndex``; ``parents`` must be a preorder
+    forest (checked here).
+    """
+    cdef Py_ssize_t n = spans.shape[0], b, first, last
+    eligible_a = np.zeros(n, dtype=np.bool_)
+    keys_a = np.zeros(n, dtype=np.int64)
+    cdef cnp.npy_bool[:] eligible = eligible_a
+    cdef cnp.uint64_t[:] keys = keys_a.view(np.uint64)
+    if not 0 < min_unique_words <= 8:
+        raise ValueError(f"min_unique_words must be in 1..8, got {min_unique_words}")
+    if chunk_starts.shape[0] == 0:
+        return eligible_a, keys_a
+    cdef const long long[:] byte_first = index.byte_first
+    cdef const long long[:] byte_last = index.byte_last
+    cdef const cnp.uint64_t[:] prefix_first = index.prefix_first
+    cdef const cnp.uint64_t[:] prefix_last = index.prefix_last
+    cdef const long long[:] spaces_first = index.spaces_first
+    cdef const long long[:] spaces_last = index.spaces_last
+    cdef int text_kind = PyUnicode_KIND(text)
+    cdef void* data = PyUnicode_DATA(text)
+    cdef long long words, stop
+    cdef cnp.uint64_t value
+    cdef int parent
+    for b in range(n):
+        parent = parents[b]
+        if parent >= b or parent < -1:
+            raise ValueError("parents must precede their children (preorder), -1 for roots")
+        first, last = spans[b, 0], spans[b, 1] - 1
+        if first > last:
+            continue
+        if parent >= 0 and not eligible[parent]:
+            continue
+        if chunk_ends[last] - chunk_starts[first] < min_chars:
+            continue
+        words = spaces_last[last] - spaces_first[first] + 1
+        if words < min_unique_words or (words <= exact_words_up_to and not
+                _distinct_words_at_least(text_kind, data, chunk_starts[first],
+                                         chunk_ends[last], min_unique_words)):
+            continue
+        eligible[b] = True
+        stop = byte_last[last]
+        value = (prefix_last[last] - prefix_first[first]) * _power(Q, stop - 1 if stop > 0 else 0)
+        value ^= <cnp.uint64_t>(stop - byte_first[first]) * 0xD6E8FEB86659FD93ULL
+        value ^= kind
+        value ^= value >> 30
+        value *= 0xBF58476D1CE4E5B9ULL
+        value ^= value >> 27
+        value *= 0x94D049BB133111EBULL
+        keys[b] = value ^ (value >> 31)
+    return eligible_a, keys_a
 
 
 # Class / id words that hint at a block's role, one bit a group (see denoise.features).

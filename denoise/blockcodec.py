@@ -24,10 +24,10 @@ from denoise.texthash import ChunkIndex
 __all__ = ["decode_blocks", "encode_blocks", "read_blocks"]
 
 FORMAT = "webdenoise page blocks"
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2  # 2: a page's notes
 _SIZE = 8  # bytes of the header length
 #: PageBlocks fields that are not arrays, encoded by name below.
-_OTHER = {"page", "scheme", "text", "vocab", "shape", "attrs", "chunk_index"}
+_OTHER = {"page", "scheme", "text", "vocab", "shape", "attrs", "chunk_index", "notes"}
 
 
 def encode_blocks(blocks: PageBlocks) -> bytes:
@@ -43,6 +43,8 @@ def encode_blocks(blocks: PageBlocks) -> bytes:
     if blocks.chunk_index is not None:
         for field in fields(blocks.chunk_index):
             arrays[f"chunk_index.{field.name}"] = getattr(blocks.chunk_index, field.name)
+    for name, array in blocks.notes.items():
+        arrays[f"notes.{name}"] = array
     texts = {"html": blocks.page.html.encode("utf-8", "surrogatepass"),
              "text": blocks.text.encode("utf-8", "surrogatepass")}
     page = blocks.page
@@ -122,12 +124,17 @@ def _blocks(header: dict, body: bytearray) -> PageBlocks:
         arrays[name] = array.reshape(shape)
         at += array.nbytes
     page = header["page"]
-    index = {name.split(".", 1)[1]: arrays.pop(name) for name in list(arrays)
-             if name.startswith("chunk_index.")}
+    index, notes = _prefixed(arrays, "chunk_index."), _prefixed(arrays, "notes.")
     shape = DomShape(arrays.pop("shape.tag_ids"), header["shape_vocab"],
                      arrays.pop("shape.parents"))
     return PageBlocks(
         page=Page(id=page["id"], html=texts["html"], url=page["url"], site=page["site"]),
         scheme=header["scheme"], text=texts["text"], vocab=header["vocab"], shape=shape,
         attrs=tuple(header["attrs"]) if header["attrs"] is not None else None,
-        chunk_index=ChunkIndex(**index) if index else None, **arrays)
+        chunk_index=ChunkIndex(**index) if index else None, notes=notes, **arrays)
+
+
+def _prefixed(arrays: dict[str, np.ndarray], prefix: str) -> dict[str, np.ndarray]:
+    """The arrays named ``prefix`` + a name, taken out of ``arrays``, by that name."""
+    return {name[len(prefix):]: arrays.pop(name) for name in list(arrays)
+            if name.startswith(prefix)}

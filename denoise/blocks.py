@@ -14,7 +14,7 @@ gives ``a b``) at the price of splitting the rare word broken by inline markup.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property, partial
 
 import numpy as np
@@ -254,6 +254,11 @@ class PageBlocks:
     shape: DomShape
     attrs: tuple[str, ...] | None = None  # per block, for the layout scheme
     chunk_index: ChunkIndex | None = None  # made by the compiled walk, else on demand
+    #: Arrays a method derived from the blocks and text (a site method's block keys),
+    #: named by the method; like cached properties, but they travel with the page, from
+    #: a worker and through a spill file, so they are never computed twice. A copy whose
+    #: text or blocks differ must not keep them.
+    notes: dict[str, np.ndarray] = field(default_factory=dict)
 
     def __len__(self) -> int:
         return len(self.tag_ids)

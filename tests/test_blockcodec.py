@@ -19,6 +19,10 @@ def same(a, b) -> None:
         elif field.name == "shape":
             assert x.vocab == y.vocab and np.array_equal(x.tag_ids, y.tag_ids)
             assert np.array_equal(x.parents, y.parents)
+        elif field.name == "notes":
+            assert x.keys() == y.keys()
+            for name in x:
+                assert x[name].dtype == y[name].dtype and np.array_equal(x[name], y[name])
         elif field.name == "chunk_index":
             assert (x is None) == (y is None)
             if x is not None:
@@ -42,6 +46,15 @@ def test_real_pages_come_back_whole(dev_site_pages, scheme):
         same(back, blocks)
         back.chunk_block[:1] = back.chunk_block[:1]  # writable, as segmenting makes them
         assert back.blocks[0].text == blocks.blocks[0].text
+
+
+def test_a_site_methods_notes_come_back_with_the_page(dev_site_pages):
+    from denoise.site import FingerprintMethod
+
+    for page in dev_site_pages[:5]:
+        blocks = FingerprintMethod().segment(page)
+        assert blocks.notes  # its text keys, made once when segmented
+        same(decode_blocks(encode_blocks(blocks)), blocks)
 
 
 def test_odd_pages_come_back_whole():

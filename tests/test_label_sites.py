@@ -56,11 +56,8 @@ def test_a_site_that_comes_back_is_refused_when_grouped():
 
 def test_worker_processes_segment_and_the_labels_are_the_same():
     one = signature(label_sites(sites(), lambda _: FingerprintMethod(), grouped=True))
-    two = signature(label_sites(sites(), lambda _: FingerprintMethod(), grouped=True, jobs=2,
-                                scheme=FingerprintMethod.scheme))
+    two = signature(label_sites(sites(), lambda _: FingerprintMethod(), grouped=True, jobs=2))
     assert two == one
-    with pytest.raises(ValueError, match="scheme"):
-        list(label_sites(sites(), lambda _: FingerprintMethod(), jobs=2))
 
 
 def test_a_page_a_worker_cannot_parse_goes_to_on_error():
@@ -69,7 +66,7 @@ def test_a_page_a_worker_cannot_parse_goes_to_on_error():
     pages = [*sites()[:3], Page(id="empty.html", html="", site=sites()[0].site)]
     errors = []
     labelled = list(label_sites(pages, lambda _: FingerprintMethod(), jobs=2,
-                                scheme=FingerprintMethod.scheme, on_error=errors.append))
+                                on_error=errors.append))
     assert len(labelled) == 3
     assert [e.source for e in errors] == ["empty.html"]
 
@@ -94,6 +91,20 @@ def test_pages_spilled_to_disk_get_the_same_labels_as_held_ones(make, hold_bytes
     assert [(p.page.id, p.labels.tolist(), p.support.tolist(), p.reasons.tolist())
             for p in spilled] == full
     assert len(full) == 11
+
+
+@pytest.mark.parametrize("hold_bytes", [0, 10**9])
+def test_each_page_is_keyed_once_held_or_spilled(monkeypatch, hold_bytes):
+    """Fit and label read a page's text keys from its notes, made when it was segmented
+    and carried through the spill file, rather than making them again."""
+    from denoise.site import fingerprint
+
+    made = []
+    keys = fingerprint.text_keys
+    monkeypatch.setattr(fingerprint, "text_keys", lambda page, *a: made.append(1) or keys(page, *a))
+    labelled = list(label_sites(interleaved_sites(), lambda _: FingerprintMethod(),
+                                hold_bytes=hold_bytes))
+    assert len(labelled) == len(made) == 11
 
 
 def test_the_spill_folder_is_removed_when_the_run_ends_or_stops(tmp_path, monkeypatch):

@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import hashlib
 from abc import ABC, abstractmethod
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from enum import IntEnum
+from functools import partial
 from typing import ClassVar, Self
 
 import numpy as np
@@ -113,7 +114,12 @@ class SiteMethod(ABC):
 
     def segment(self, page: Page) -> PageBlocks:
         """Parse and segment ``page`` the way this method needs."""
-        return segment(page, self.scheme)
+        return self.segmenter()(page)
+
+    def segmenter(self) -> Callable[[Page], PageBlocks]:
+        """:meth:`segment` as a function that pickles (worker processes run it), so
+        whatever a method notes of a page when it is segmented is noted there too."""
+        return partial(segment, scheme=self.scheme)
 
     @abstractmethod
     def fit(self, pages: Iterable[PageBlocks]) -> Self:
@@ -134,7 +140,11 @@ def page_key(page: PageBlocks) -> str:
     A store counts a page once however often it comes; a page whose text changed
     (the same URL crawled again) is a new page.
     """
-    return f"{page.page.id}#{digest(page.text, b'p') & 0xFFFFFFFFFFFF:012x}"
+    text_digest = page.notes.get("page.text_digest")  # noted once: a spilled page has it
+    if text_digest is None:
+        text_digest = page.notes["page.text_digest"] = np.array(
+            [digest(page.text, b"p") & 0xFFFFFFFFFFFF], dtype=np.int64)
+    return f"{page.page.id}#{int(text_digest[0]):012x}"
 
 
 def page_frequencies(counts: DigestCounts, page_id: str, keys: np.ndarray,

@@ -21,13 +21,14 @@ import tempfile
 from array import array
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, replace
+from itertools import chain
 from pathlib import Path
 
 import numpy as np
 
 from denoise.batch import map_pages
 from denoise.blockcodec import encode_blocks, read_blocks
-from denoise.blocks import PageBlocks, segment
+from denoise.blocks import PageBlocks
 from denoise.errors import PageError
 from denoise.page import Page
 from denoise.site.base import Label, LabeledPage, SiteMethod
@@ -80,7 +81,6 @@ def label_sites(
     on_page: Callable[[Page], None] | None = None,
     grouped: bool = False,
     jobs: int = 1,
-    scheme: str | None = None,
     hold_bytes: int = HOLD_BYTES,
 ) -> Iterator[LabeledPage]:
     """Segment every page once, fit one method per site, and yield the labelled pages.
@@ -96,13 +96,13 @@ def label_sites(
     statistics would be split). Waiting pages past ``hold_bytes`` go to disk.
 
     With ``jobs`` > 1 the parsing and segmentation (most of the work) run on that many
-    worker processes; ``scheme`` (the methods' segmentation) must be given then.
+    worker processes.
     """
     methods: dict[str, SiteMethod] = {}
     finished: set[str] = set()
     current: str | None = None
     with _Waiting(hold_bytes) as waiting:
-        for page, blocks in _segmented(pages, method_for, methods, jobs, scheme):
+        for page, blocks in _segmented(pages, method_for, methods, jobs):
             if on_page is not None:
                 on_page(page)
             if grouped and page.site != current:
@@ -127,15 +127,15 @@ def label_sites(
 
 @dataclass(frozen=True)
 class _SegmentJob:
-    """Parse and segment a page in a worker; the page comes back without its HTML."""
+    """Segment a page in a worker, as its method does; it comes back without its HTML."""
 
-    scheme: str
+    segment: Callable[[Page], PageBlocks]
 
     def setup(self) -> None:
         pass
 
     def __call__(self, page: Page) -> PageBlocks:
-        return _without_html(segment(page, self.scheme))
+        return _without_html(self.segment(page))
 
 
 def _without_html(blocks: PageBlocks) -> PageBlocks:
@@ -145,23 +145,29 @@ def _without_html(blocks: PageBlocks) -> PageBlocks:
 
 
 def _segmented(pages: Iterable[Page], method_for: Callable[[str], SiteMethod],
-               methods: dict[str, SiteMethod], jobs: int, scheme: str | None
+               methods: dict[str, SiteMethod], jobs: int
                ) -> Iterator[tuple[Page, PageBlocks | PageError]]:
-    """Each page with its blocks (or why it could not be segmented), in input order."""
-    if jobs <= 1:
-        for page in pages:
-            if page.site not in methods:
-                methods[page.site] = method_for(page.site)
-            method = methods[page.site]
-            try:
-                yield page, _without_html(method.segment(page))
-            except PageError as error:
-                yield page, error
+    """Each page with its blocks (or why it could not be segmented), in input order.
+
+    Workers segment as the first page's method does: every site's method comes from
+    the same ``method_for``, so they all segment alike.
+    """
+    pages = iter(pages)
+    first = next(pages, None)
+    if first is None:
         return
-    if scheme is None:
-        raise ValueError("label_sites needs the methods' scheme to segment on workers")
-    for page, result in map_pages(pages, _SegmentJob(scheme), jobs):
-        yield page, result  # PageBlocks, or the PageError a worker sent back
+    if first.site not in methods:
+        methods[first.site] = method_for(first.site)
+    segmenter = methods[first.site].segmenter()
+    if jobs > 1:
+        for page, result in map_pages(chain([first], pages), _SegmentJob(segmenter), jobs):
+            yield page, result  # PageBlocks, or the PageError a worker sent back
+        return
+    for page in chain([first], pages):
+        try:
+            yield page, _without_html(segmenter(page))
+        except PageError as error:
+            yield page, error
 
 
 def _label_site(method: SiteMethod, site_pages: _SitePages) -> Iterator[LabeledPage]:
@@ -265,8 +271,11 @@ class _Waiting:
 
 
 def _held_size(blocks: PageBlocks) -> int:
-    """Estimated bytes a segmented page holds while it waits: its text, ~96 bytes of
-    arrays a chunk (bounds, text index, owner), ~40 a block, ~16 an element, twice over
-    for what the methods cache on it (digests, block bounds, tag names)."""
-    return 2 * (len(blocks.text) + 96 * len(blocks.chunk_starts) + 40 * len(blocks)
-                + 16 * len(blocks.shape.parents))
+    """Estimated bytes a segmented page holds while it waits: its text, ~40 bytes of
+    arrays a chunk (bounds, owner) and 48 more with its text index, ~40 a block, ~16 an
+    element, and its notes, twice over for what the methods cache on it (block bounds,
+    tag names)."""
+    per_chunk = 40 + (48 if blocks.chunk_index is not None else 0)
+    notes = sum(array.nbytes for array in blocks.notes.values())
+    return 2 * (len(blocks.text) + per_chunk * len(blocks.chunk_starts) + 40 * len(blocks)
+                + 16 * len(blocks.shape.parents) + notes)

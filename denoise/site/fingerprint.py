@@ -25,13 +25,14 @@ Options beyond the paper:
 
 from __future__ import annotations
 
-import weakref
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, replace
 from typing import ClassVar, Self
 
 import numpy as np
 
-from denoise.blocks import PageBlocks
+from denoise.blocks import PageBlocks, segment
+from denoise.page import Page
 from denoise.site.base import (
     REASON,
     Label,
@@ -46,6 +47,11 @@ from denoise.site.base import (
 from denoise.site.counts import DigestCounts, MemoryCounts
 from denoise.texthash import distinct_words, text_digests
 from denoise.treeops import and_down, or_up
+
+try:
+    from denoise import _compiled
+except ImportError:  # the compiled extension is optional
+    _compiled = None
 
 #: Blocks of up to this many words have their distinct words counted exactly; a
 #: longer block is taken to have at least 3: 40+ characters of 17+ words drawn from
@@ -81,6 +87,69 @@ def eligible_blocks(page: PageBlocks, min_chars: int, min_unique_words: int) -> 
         eligible[check] = distinct_words(page.text, starts[check], ends[check],
                                          min_unique_words)
     return and_down(page.parents, eligible)
+
+
+def text_keys(page: PageBlocks, min_chars: int, min_unique_words: int
+              ) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`eligible_blocks`, and the text digest of each eligible block (0 elsewhere):
+    in one compiled loop where available (``min_unique_words`` <= 8 there), instead of
+    some twenty numpy calls that cost more than the work on pages of a few hundred blocks.
+    """
+    if _compiled is None or not 0 < min_unique_words <= 8:
+        eligible = eligible_blocks(page, min_chars, min_unique_words)
+        return eligible, np.where(eligible, page.block_digests(TEXT_KIND), 0)
+    return _compiled.text_keys(page.text, page.chunk_starts, page.chunk_ends, page.text_index,
+                               page.spans, page.parents, min_chars,
+                               min_unique_words, _EXACT_WORDS_UP_TO, TEXT_KIND)
+
+
+@dataclass(frozen=True)
+class TextKeys:
+    """Which blocks of a page are identified by their text, and their text digests.
+
+    Fit counts them and label looks them up, so they are computed once, when the page
+    is segmented (on a worker process in a batch), and kept in the page's notes: a
+    page waiting for the rest of its site, or read back from a spill file, has them.
+    The notes are named by the settings, so keys made under others are not reused.
+    """
+
+    min_chars: int
+    min_unique_words: int
+
+    @property
+    def name(self) -> str:
+        return f"fingerprint.{self.min_chars}.{self.min_unique_words}"
+
+    def of(self, page: PageBlocks) -> tuple[np.ndarray, np.ndarray]:
+        """Eligible blocks (bool) and their digests (0 where not eligible), noted on
+        ``page`` the first time (like a cached property: they follow from its text)."""
+        notes = page.notes
+        keys = notes.get(f"{self.name}.keys")
+        if keys is not None:
+            return notes[f"{self.name}.eligible"], keys
+        eligible, keys = text_keys(page, self.min_chars, self.min_unique_words)
+        notes[f"{self.name}.eligible"], notes[f"{self.name}.keys"] = eligible, keys
+        return eligible, keys
+
+
+@dataclass(frozen=True)
+class _KeyedSegmenter:
+    """Segment a page and note its text keys and page key (picklable, for worker
+    processes).
+
+    The text index the keys are made from is let go: nothing else of the method reads
+    it, and it is 40% of a waiting page's bytes (:attr:`PageBlocks.text_index` makes it
+    again if a caller wants it).
+    """
+
+    scheme: str
+    keys: TextKeys
+
+    def __call__(self, page: Page) -> PageBlocks:
+        blocks = segment(page, self.scheme)
+        self.keys.of(blocks)
+        page_key(blocks)
+        return replace(blocks, chunk_index=None)
 
 
 class FingerprintMethod(SiteMethod):
@@ -128,9 +197,6 @@ class FingerprintMethod(SiteMethod):
             check_fraction("contained", self.contained)
         counts = self.counts if self.counts is not None else MemoryCounts()
         self.counts_ = counts
-        # The keys fit made, for label, per page object while it lives: a page read back
-        # from a spill dies after its step, and its entry with it (memory stays flat).
-        self._keys: dict[int, tuple[np.ndarray, np.ndarray]] = {}
         one_pass = iter(pages) is pages  # a generator cannot be read twice
         held = list(pages) if self.structure and one_pass else pages
         for page in held:
@@ -144,14 +210,15 @@ class FingerprintMethod(SiteMethod):
         self.pages_ = counts.pages("text")
         return self
 
+    def segmenter(self) -> Callable[[Page], PageBlocks]:
+        """Segment, and note each page's text keys (:class:`TextKeys`)."""
+        return _KeyedSegmenter(self.scheme, self._keys())
+
+    def _keys(self) -> TextKeys:
+        return TextKeys(self.min_chars, self.min_unique_words)
+
     def _text_keys(self, page: PageBlocks) -> tuple[np.ndarray, np.ndarray]:
-        cached = self._keys.get(id(page))
-        if cached is None:
-            eligible = eligible_blocks(page, self.min_chars, self.min_unique_words)
-            keys = np.where(eligible, page.block_digests(TEXT_KIND), 0)
-            cached = self._keys[id(page)] = (eligible, keys)
-            weakref.finalize(page, self._keys.pop, id(page), None)
-        return cached
+        return self._keys().of(page)
 
     def _structure_keys(self, page: PageBlocks) -> tuple[np.ndarray, np.ndarray]:
         """Indices of the eligible blocks with a navigation layout, and its digests."""
@@ -210,7 +277,6 @@ class FingerprintMethod(SiteMethod):
         reasons[demoted] = REASON["holds-template"]
         if self.contained is not None:
             self._label_contained(page, labels, reasons, support)
-        self._keys.pop(id(page), None)
         parents = page.parents
         content = labels == Label.CONTENT
         parent_content = (parents >= 0) & content[parents]  # content[-1] is masked out
