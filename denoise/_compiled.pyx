@@ -428,6 +428,61 @@ def or_up(const int[:] parents, const cnp.npy_bool[:] flags):
     return out_a
 
 
+def counted_labels(const long long[:] df, long long pages, double theta,
+                   const cnp.npy_bool[:] eligible, const int[:] parents, tuple codes):
+    """``denoise.site.fingerprint``'s labels from digest counts, in three loops over the
+    blocks instead of some forty numpy calls: Kołcz & Yih's rule (template on at least
+    ``theta`` of ``pages`` and on two, content on one, unknown between, ``short`` where
+    not eligible), a unique block holding a block found on more than one page demoted to
+    unknown, and the training examples (template blocks, content blocks whose parent is
+    not content). ``codes``: the label values (content, template, unknown) and reason
+    codes (short, unique, frequent, text, holds-template). ``parents``: preorder, checked.
+    """
+    cdef Py_ssize_t n = df.shape[0], i
+    if eligible.shape[0] != n or parents.shape[0] != n:
+        raise ValueError("counted_labels: df, eligible and parents disagree in size")
+    cdef signed char content = codes[0], template = codes[1], unknown = codes[2]
+    cdef unsigned char short_ = codes[3], unique = codes[4], frequent = codes[5]
+    cdef unsigned char text = codes[6], holds_template = codes[7]
+    labels_a = np.empty(n, dtype=np.int8)
+    reasons_a = np.empty(n, dtype=np.uint8)
+    support_a = np.empty(n, dtype=np.float32)
+    holds_a = np.zeros(n, dtype=np.bool_)
+    example_a = np.empty(n, dtype=np.bool_)
+    cdef signed char[:] labels = labels_a
+    cdef unsigned char[:] reasons = reasons_a
+    cdef float[:] support = support_a
+    cdef cnp.npy_bool[:] holds = holds_a
+    cdef cnp.npy_bool[:] example = example_a
+    cdef double share, total = <double>(pages if pages > 1 else 1)
+    cdef int parent
+    for i in range(n):
+        parent = parents[i]
+        if parent >= i or parent < -1:
+            raise ValueError("parents must precede their children (preorder), -1 for roots")
+        share = df[i] / total
+        support[i] = <float>share
+        if not eligible[i]:
+            labels[i], reasons[i] = unknown, short_
+        elif share >= theta and df[i] >= 2:
+            labels[i], reasons[i] = template, text
+        elif df[i] == 1:
+            labels[i], reasons[i] = content, unique
+        else:
+            labels[i], reasons[i] = unknown, frequent
+    for i in range(n - 1, -1, -1):  # whether a block below is on more than one page
+        parent = parents[i]
+        if parent >= 0 and (holds[i] or (eligible[i] and df[i] > 1)):
+            holds[parent] = True
+    for i in range(n):
+        if labels[i] == content and holds[i]:
+            labels[i], reasons[i] = unknown, holds_template
+        parent = parents[i]
+        example[i] = labels[i] == template or (
+            labels[i] == content and not (parent >= 0 and labels[parent] == content))
+    return labels_a, reasons_a, support_a, example_a
+
+
 cdef bint _distinct_words_at_least(int kind, void* data, Py_ssize_t start, Py_ssize_t end,
                                    int wanted) noexcept:
     """Whether ``text[start:end]`` (words apart by single spaces) has ``wanted`` (<= 8)
@@ -492,21 +547,23 @@ cdef inline cnp.uint64_t _power(cnp.uint64_t base, cnp.int64_t exponent) noexcep
 def text_keys(str text, const long long[:] chunk_starts, const long long[:] chunk_ends,
               index, const int[:, :] spans, const int[:] parents, int min_chars,
               int min_unique_words, int exact_words_up_to, cnp.uint64_t kind):
-    """``denoise.site.fingerprint.TextKeys`` in one loop over the blocks: which blocks
+    """``denoise.site.fingerprint.text_keys`` in one loop over the blocks: which blocks
     have enough text (``min_chars`` characters, ``min_unique_words`` (<= 8) distinct
     words, counted exactly up to ``exact_words_up_to`` words, and so does every block
     above them), and the digest of each such block's text (``ChunkIndex.digests``;
     0 elsewhere). ``index`` is the page's ``ChunkIndex``; ``parents`` must be a preorder
     forest (checked here).
     """
-    cdef Py_ssize_t n = spans.shape[0], b, first, last
+    cdef Py_ssize_t n = spans.shape[0], chunks = chunk_starts.shape[0], b, first, last
+    if parents.shape[0] != n or spans.shape[1] != 2 or chunk_ends.shape[0] != chunks:
+        raise ValueError("text_keys: parents, spans and chunk bounds disagree in size")
     eligible_a = np.zeros(n, dtype=np.bool_)
     keys_a = np.zeros(n, dtype=np.int64)
     cdef cnp.npy_bool[:] eligible = eligible_a
     cdef cnp.uint64_t[:] keys = keys_a.view(np.uint64)
     if not 0 < min_unique_words <= 8:
         raise ValueError(f"min_unique_words must be in 1..8, got {min_unique_words}")
-    if chunk_starts.shape[0] == 0:
+    if chunks == 0:
         return eligible_a, keys_a
     cdef const long long[:] byte_first = index.byte_first
     cdef const long long[:] byte_last = index.byte_last
@@ -526,6 +583,8 @@ def text_keys(str text, const long long[:] chunk_starts, const long long[:] chun
         first, last = spans[b, 0], spans[b, 1] - 1
         if first > last:
             continue
+        if first < 0 or last >= chunks:
+            raise ValueError("text_keys: a block's chunks lie outside the page's")
         if parent >= 0 and not eligible[parent]:
             continue
         if chunk_ends[last] - chunk_starts[first] < min_chars:

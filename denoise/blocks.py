@@ -258,7 +258,7 @@ class PageBlocks:
     #: named by the method; like cached properties, but they travel with the page, from
     #: a worker and through a spill file, so they are never computed twice. A copy whose
     #: text or blocks differ must not keep them.
-    notes: dict[str, np.ndarray] = field(default_factory=dict)
+    notes: dict[str, np.ndarray] = field(default_factory=dict, compare=False, repr=False)
 
     def __len__(self) -> int:
         return len(self.tag_ids)

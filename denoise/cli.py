@@ -31,7 +31,7 @@ from denoise.output import atomic_text
 from denoise.page import Page
 from denoise.reader import Skipped, read_pages
 from denoise.site import METHODS, REASONS, Label, LabeledPage, SiteMethod, SiteStore
-from denoise.site.batch import SiteReport, label_sites
+from denoise.site.batch import NotGroupedError, SiteReport, label_sites
 from denoise.site.progress import SiteProgress
 from denoise.spark_engine import SparkJobError, spark_session
 from denoise.spark_frame import spark_work
@@ -247,7 +247,12 @@ def site_command(
             if output is not None:
                 output.finish()
         except BaseException as error:
-            if output is not None:
+            if output is not None and not isinstance(error, KeyboardInterrupt | OSError):
+                # bad input or options would stop a resumed run again, or worse: a site
+                # not grouped would be dropped as done, its later pages left out
+                output.discard()
+                output = None
+            elif output is not None:
                 # a store's transaction may end in the middle of a page's counts: it is
                 # rolled back, and the sites saved with it are labelled again on resume
                 output.close(save=store is None)
@@ -280,7 +285,8 @@ def _open_site_run(err: Console, stack: ExitStack, name: str, db: Path | None,
 def _site_failed(err: Console, error: BaseException, output: SiteProgress | None,
                  out: Path | None) -> BaseException:
     """What a run that stopped exits with, its reason said: 130 on an interrupt (``--resume``
-    continues), 2 on bad input or options, 1 on output that cannot be written."""
+    continues), 2 on bad input or options, 1 on output that cannot be written, 0 when
+    the reader of standard output left."""
     kept = f"; {output.partial} holds what was done: --resume continues" if output else ""
     if isinstance(error, KeyboardInterrupt):
         _say(err, "interrupted" if output is None else f"interrupted: {output.partial} holds "
@@ -289,7 +295,7 @@ def _site_failed(err: Console, error: BaseException, output: SiteProgress | None
     if isinstance(error, DenoiseError):
         _say(err, f"error: {error}")
         return typer.Exit(2)
-    if isinstance(error, ValueError):  # a folder or archive whose sites are not contiguous
+    if isinstance(error, NotGroupedError):  # a folder or archive whose sites come back
         _say(err, f"error: {error}; give each site's pages together, or one --site")
         return typer.Exit(2)
     if isinstance(error, BrokenPipeError):  # a reader like `head` left: not an error

@@ -75,7 +75,10 @@ class ChunkIndex:
         return empty, np.where(empty, 0, start), np.where(empty, 0, end - 1)
 
     def digests(self, spans: np.ndarray, kind: int = 0) -> np.ndarray:
-        """Signed 64-bit digest of the text of each run of chunks ``[start, end)``."""
+        """Signed 64-bit digest of the text of each run of chunks ``[start, end)``.
+
+        ``denoise._compiled.text_keys`` repeats these steps in C: change both together
+        (``tests/test_fingerprint.py`` compares them)."""
         if not len(self.byte_first):
             return np.zeros(len(spans), dtype=np.int64)
         empty, first, last = self._runs(spans)

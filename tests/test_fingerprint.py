@@ -162,3 +162,28 @@ def test_compiled_text_keys_are_the_numpy_ones_on_real_pages(dev_site_pages, min
         expected = eligible_blocks(blocks, min_chars, min_unique_words)
         assert np.array_equal(eligible, expected)
         assert np.array_equal(keys, np.where(expected, blocks.block_digests(TEXT_KIND), 0))
+
+
+@pytest.mark.parametrize("theta", [0.1, 0.5, 1.0])
+def test_compiled_labels_are_the_numpy_ones_on_real_sites(dev_site_pages, monkeypatch, theta):
+    from collections import defaultdict
+
+    from denoise.site import fingerprint
+
+    if fingerprint._compiled is None:
+        pytest.skip("the compiled extension is not built")
+    by_site = defaultdict(list)
+    for page in dev_site_pages[:300]:
+        by_site[page.site].append(FingerprintMethod().segment(page))
+    methods = {site: FingerprintMethod(theta=theta).fit(pages) for site, pages in by_site.items()}
+    pages = [page for site_pages in by_site.values() for page in site_pages]
+    compiled = [methods[page.page.site].label(page) for page in pages]
+    monkeypatch.setattr(fingerprint, "_compiled", None)
+    for page, fast in zip(pages, compiled, strict=True):
+        slow = methods[page.page.site].label(page)
+        for name in ("labels", "reasons", "support", "example"):
+            got, expected = getattr(fast, name), getattr(slow, name)
+            assert got.dtype == expected.dtype and np.array_equal(got, expected), name
+    assert any((labelled.labels == Label.TEMPLATE).any() for labelled in compiled)
+    assert any((labelled.reasons == REASONS.index("holds-template")).any()
+               for labelled in compiled)

@@ -60,6 +60,16 @@ def test_worker_processes_segment_and_the_labels_are_the_same():
     assert two == one
 
 
+def test_sites_whose_methods_segment_otherwise_are_refused():
+    """Pages are segmented before their site's method is asked (on workers too), so a
+    site whose method cuts pages otherwise would be labelled on the wrong blocks."""
+    def method_for(site):
+        return FingerprintMethod() if site == sites()[0].site else METHODS["shingle"]()
+
+    with pytest.raises(ValueError, match="segments pages otherwise"):
+        list(label_sites(sites(), method_for))
+
+
 def test_a_page_a_worker_cannot_parse_goes_to_on_error():
     from denoise.page import Page
 

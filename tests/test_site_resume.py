@@ -249,3 +249,54 @@ def test_resume_with_a_store(inputs, complete, tmp_path, monkeypatch):
     assert store_rows(db) == store_rows(whole)
     # a store's labels are a fresh run's (nothing was stored before it)
     assert out.read_bytes() == complete["interleaved"][0]
+
+
+def test_input_not_grouped_by_site_leaves_nothing_to_resume(inputs, tmp_path):
+    """A folder whose site comes back fails, and a resumed run could only leave the
+    returning pages out: the failed run keeps no progress to resume."""
+    import shutil
+
+    sites = sorted(p for p in inputs["grouped"].iterdir())
+    for number, source in enumerate([sites[0], sites[1], sites[0]]):
+        shutil.copytree(source, tmp_path / f"d{number}" / source.name)
+    out = tmp_path / "blocks.jsonl"
+    folders = [tmp_path / f"d{number}" for number in range(3)]
+    result = site([*folders, "-o", out, "--jobs", "1"])
+    assert result.exit_code == 2
+    assert "not grouped by site" in result.stderr
+    assert not out.exists() and not list(tmp_path.glob("blocks.jsonl.*"))
+    result = site([*folders, "-o", out, "--resume", "--jobs", "1"])
+    assert result.exit_code == 2 and "nothing to resume" in result.stderr
+
+
+def test_an_interrupt_while_saving_keeps_the_run_resumable(inputs, complete, tmp_path,
+                                                          monkeypatch):
+    """Ctrl-C just after a save's progress lines reach the file: the run's own closing
+    save must not write them again (a resumed run would refuse the repeated line)."""
+    out = tmp_path / "blocks.jsonl"
+    monkeypatch.setattr(site_progress, "CHECKPOINT_PAGES", 1)  # a save at every site
+    save = site_progress.SiteProgress.save
+
+    def interrupted_save(self):
+        if not self._pending:
+            return
+        flush = self._log.flush
+
+        def flush_then_stop():
+            flush()
+            raise KeyboardInterrupt
+
+        self._log.flush = flush_then_stop
+        try:
+            save(self)
+        finally:
+            self._log.flush = flush
+            monkeypatch.setattr(site_progress.SiteProgress, "save", save)
+
+    monkeypatch.setattr(site_progress.SiteProgress, "save", interrupted_save)
+    result = site([inputs["grouped"], "-o", out, "--jobs", "1"])
+    assert result.exit_code == 130, result.output
+    assert len(progress_lines(out)) == 1 + 1
+    result = site([inputs["grouped"], "-o", out, "--resume", "--jobs", "1"])
+    assert result.exit_code == 0, result.output
+    assert out.read_bytes() == complete["grouped"][0]

@@ -14,7 +14,6 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from enum import IntEnum
-from functools import partial
 from typing import ClassVar, Self
 
 import numpy as np
@@ -98,6 +97,16 @@ def digest(text: str, kind: bytes = b"t") -> int:
     return int.from_bytes(value, "little", signed=True)
 
 
+@dataclass(frozen=True)
+class Segmenter:
+    """Parse a page and cut it into the blocks of ``scheme`` (picklable, comparable)."""
+
+    scheme: str
+
+    def __call__(self, page: Page) -> PageBlocks:
+        return segment(page, self.scheme)
+
+
 class SiteMethod(ABC):
     """A site-level template detector: ``fit`` on one site's pages, then ``label`` them.
 
@@ -118,8 +127,9 @@ class SiteMethod(ABC):
 
     def segmenter(self) -> Callable[[Page], PageBlocks]:
         """:meth:`segment` as a function that pickles (worker processes run it), so
-        whatever a method notes of a page when it is segmented is noted there too."""
-        return partial(segment, scheme=self.scheme)
+        whatever a method notes of a page when it is segmented is noted there too; two
+        methods that segment alike give equal segmenters."""
+        return Segmenter(self.scheme)
 
     @abstractmethod
     def fit(self, pages: Iterable[PageBlocks]) -> Self:

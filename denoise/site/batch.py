@@ -73,6 +73,10 @@ class SiteReport:
 HOLD_BYTES = 512 << 20
 
 
+class NotGroupedError(ValueError):
+    """Input promised to give each site's pages together, and a site came back."""
+
+
 def label_sites(
     pages: Iterable[Page],
     method_for: Callable[[str], SiteMethod],
@@ -86,23 +90,31 @@ def label_sites(
     """Segment every page once, fit one method per site, and yield the labelled pages.
 
     ``method_for(site)`` makes the (unfitted) method of a site, so a caller can bind
-    each site to its own store. Pages that fail to parse go to ``on_error`` and are
-    left out. Sites come out in the order they first appeared, pages in input order.
+    each site to its own store; every site's method must segment alike (the same
+    method and settings: pages are segmented before their site is known to need them,
+    on workers too), else ``ValueError``. Pages that fail to parse go to ``on_error``
+    and are left out. Sites come out in the order they first appeared, pages in input
+    order.
 
     A site's statistics need all its pages, so its pages wait until it can be labelled:
     to the end of the input, or, with ``grouped`` (the input gives each site's pages
     together, as folders and archives of site folders do), until the next site begins.
-    A site that comes back after another began raises ``ValueError`` then (its
-    statistics would be split). Waiting pages past ``hold_bytes`` go to disk.
+    A site that comes back after another began raises :class:`NotGroupedError` then
+    (its statistics would be split). Waiting pages past ``hold_bytes`` go to disk.
 
     With ``jobs`` > 1 the parsing and segmentation (most of the work) run on that many
     worker processes.
     """
-    methods: dict[str, SiteMethod] = {}
+    pages = iter(pages)
+    first = next(pages, None)
+    if first is None:
+        return
+    methods = {first.site: method_for(first.site)}
+    segmenter = methods[first.site].segmenter()
     finished: set[str] = set()
     current: str | None = None
     with _Waiting(hold_bytes) as waiting:
-        for page, blocks in _segmented(pages, method_for, methods, jobs):
+        for page, blocks in _segmented(chain([first], pages), segmenter, jobs):
             if on_page is not None:
                 on_page(page)
             if grouped and page.site != current:
@@ -110,11 +122,15 @@ def label_sites(
                     yield from _label_site(methods.pop(current), waiting.pop(current))
                     finished.add(current)
                 if page.site in finished:
-                    raise ValueError(f"the input is not grouped by site: {page.site!r} "
-                                     "comes again after other sites")
+                    raise NotGroupedError(f"the input is not grouped by site: {page.site!r} "
+                                          "comes again after other sites")
                 current = page.site
             if page.site not in methods:
-                methods[page.site] = method_for(page.site)
+                method = methods[page.site] = method_for(page.site)
+                if method.segmenter() != segmenter:
+                    raise ValueError(f"the method of site {page.site!r} segments pages "
+                                     "otherwise than the first site's: give every site "
+                                     "the same method and settings")
             if isinstance(blocks, PageError):
                 if on_error is None:
                     raise blocks
@@ -144,26 +160,15 @@ def _without_html(blocks: PageBlocks) -> PageBlocks:
     return replace(blocks, page=replace(blocks.page, html=""))
 
 
-def _segmented(pages: Iterable[Page], method_for: Callable[[str], SiteMethod],
-               methods: dict[str, SiteMethod], jobs: int
+def _segmented(pages: Iterable[Page], segmenter: Callable[[Page], PageBlocks], jobs: int
                ) -> Iterator[tuple[Page, PageBlocks | PageError]]:
-    """Each page with its blocks (or why it could not be segmented), in input order.
-
-    Workers segment as the first page's method does: every site's method comes from
-    the same ``method_for``, so they all segment alike.
-    """
-    pages = iter(pages)
-    first = next(pages, None)
-    if first is None:
-        return
-    if first.site not in methods:
-        methods[first.site] = method_for(first.site)
-    segmenter = methods[first.site].segmenter()
+    """Each page with its blocks (or why it could not be segmented), in input order:
+    here, or on ``jobs`` worker processes."""
     if jobs > 1:
-        for page, result in map_pages(chain([first], pages), _SegmentJob(segmenter), jobs):
+        for page, result in map_pages(pages, _SegmentJob(segmenter), jobs):
             yield page, result  # PageBlocks, or the PageError a worker sent back
         return
-    for page in chain([first], pages):
+    for page in pages:
         try:
             yield page, _without_html(segmenter(page))
         except PageError as error:
@@ -212,8 +217,6 @@ class _Spill:
     def write(self, blocks: PageBlocks) -> int:
         """Append a page; where it starts."""
         offset = self.stream.tell()  # only this method moves it
-        # the text index is most of the bytes, but reading it back costs less than
-        # rebuilding it from the text
         self.stream.write(encode_blocks(blocks))
         return offset
 

@@ -123,7 +123,10 @@ class SiteStore:
 
     def commit(self) -> None:
         """Make the counts added so far durable."""
-        self._db.commit()
+        try:
+            self._db.commit()
+        except sqlite3.Error as error:  # locked by another process, disk full
+            raise StoreError(f"{self.path}: cannot save the counts ({error})") from None
 
     def close(self) -> None:
         """Commit and close the file."""

@@ -58,6 +58,10 @@ except ImportError:  # the compiled extension is optional
 #: two distinct words is degenerate repetition, and counting costs a Python call per
 #: block on the per-page path.
 _EXACT_WORDS_UP_TO = 16
+#: What ``_compiled.counted_labels`` writes: label values, then reason codes.
+_LABEL_CODES = (int(Label.CONTENT), int(Label.TEMPLATE), int(Label.UNKNOWN),
+                *(REASON[name] for name in ("short", "unique", "frequent", "text",
+                                            "holds-template")))
 #: Namespaces of block-text and link-word digests.
 TEXT_KIND = 0x74
 WORD_KIND = 0x77
@@ -98,9 +102,11 @@ def text_keys(page: PageBlocks, min_chars: int, min_unique_words: int
     if _compiled is None or not 0 < min_unique_words <= 8:
         eligible = eligible_blocks(page, min_chars, min_unique_words)
         return eligible, np.where(eligible, page.block_digests(TEXT_KIND), 0)
-    return _compiled.text_keys(page.text, page.chunk_starts, page.chunk_ends, page.text_index,
-                               page.spans, page.parents, min_chars,
-                               min_unique_words, _EXACT_WORDS_UP_TO, TEXT_KIND)
+    return _compiled.text_keys(
+        page.text, page.chunk_starts.astype(np.int64, copy=False),
+        page.chunk_ends.astype(np.int64, copy=False), page.text_index,
+        page.spans.astype(np.int32, copy=False), page.parents.astype(np.int32, copy=False),
+        min_chars, min_unique_words, _EXACT_WORDS_UP_TO, TEXT_KIND)
 
 
 @dataclass(frozen=True)
@@ -264,6 +270,13 @@ class FingerprintMethod(SiteMethod):
         df = np.zeros(n, dtype=np.int64)
         df[eligible], pages = page_frequencies(self.counts_, page_key(page), keys[eligible],
                                                "text")
+        if _compiled is not None and not self.structure and self.contained is None:
+            labels, reasons, support, example = _compiled.counted_labels(
+                df, pages, self.theta, eligible, page.parents.astype(np.int32, copy=False),
+                _LABEL_CODES)
+            return LabeledPage(blocks=page, labels=labels, support=support, reasons=reasons,
+                               example=example)
+        # the same steps, with the options' rules between them
         labels, reasons = rule_labels(df, pages, self.theta)
         support = (df / max(pages, 1)).astype(np.float32)
         labels[~eligible] = Label.UNKNOWN

@@ -135,12 +135,17 @@ class SiteProgress:
             self.before_save()
         self.stream.flush()
         os.fsync(self.stream.fileno())
-        self._log.write(b"".join(self._pending))
+        # taken first: an interrupt while they are written must not write them twice
+        pending, self._pending, self._pages = self._pending, [], 0
+        self._saved_at = time.monotonic()
+        self._log.write(b"".join(pending))
         self._log.flush()
-        self._pending, self._pages, self._saved_at = [], 0, time.monotonic()
 
     def finish(self) -> None:
-        """The run is complete: the output takes its name, the progress file goes."""
+        """The run is complete: the output takes its name, the progress file goes (a
+        ``--db`` store commits first, so a complete output never lacks its counts)."""
+        if self.before_save is not None:
+            self.before_save()
         self.stream.flush()
         os.fsync(self.stream.fileno())
         self.stream.close()
@@ -158,6 +163,14 @@ class SiteProgress:
         for stream in (self.stream, self._log):
             with suppress(OSError):
                 stream.close()
+
+    def discard(self) -> None:
+        """Stop a run that cannot be resumed (its input or options are at fault, and would
+        be again): partial output and progress go."""
+        self.close(save=False)
+        for path in (self.partial, self.progress):
+            with suppress(OSError):
+                path.unlink(missing_ok=True)
 
 
 def _whole(line: bytes) -> object:
