@@ -217,8 +217,9 @@ cdef class _Names:
         return index
 
 
-def walk(root):
-    """Walk the elements under ``root`` in document order; see ``denoise.blocks.index_dom``."""
+def walk(root, bint text_index=True):
+    """Walk the elements under ``root`` in document order; see ``denoise.blocks.index_dom``
+    (without ``text_index``, the chunk index is None)."""
     cdef cetree._Element top = <cetree._Element?>root
     cdef xmlNode* start = top._c_node
     cdef xmlNode* node
@@ -329,7 +330,8 @@ def walk(root):
                 break
         text = PyUnicode_DecodeUTF8(buffer.data, buffer.size, "replace")
         chunk_index = _chunk_index(<const unsigned char*>buffer.data, buffer.size,
-                                   byte_first_a[:n_chunks].copy(), byte_last_a[:n_chunks].copy())
+                                   byte_first_a[:n_chunks].copy(),
+                                   byte_last_a[:n_chunks].copy()) if text_index else None
     finally:
         PyMem_Free(buffer.data)
     return (ids_a, names.vocab, parents_a, depths_a, ends_a, starts_c, ends_c, lines_a, text,

@@ -162,19 +162,25 @@ except ImportError:  # the compiled walk is optional
 WALK = "compiled" if _walk_compiled is not None else "python"
 
 
-def index_dom(root: etree._Element, *, compiled: bool | None = None) -> DomIndex:
+def index_dom(root: etree._Element, *, compiled: bool | None = None,
+              text_index: bool = True) -> DomIndex:
     """Walk the tree once and gather everything the segmentations need.
 
     ``root`` is a tree from :func:`denoise.html.parse_html`, which has no comments or
     processing instructions (the two walks would cut text around them differently).
     ``compiled`` forces the compiled walk (True) or the Python one (False); by
     default the compiled one runs where it was built. Both give the same arrays.
+    ``text_index=False`` spares the compiled walk the chunk index of block digests and
+    word counts (a loop over every byte of the text) for a caller that reads the text
+    alone; :attr:`PageBlocks.text_index` makes it on demand then, as after the Python walk.
     """
     use_compiled = _walk_compiled is not None if compiled is None else compiled
     if use_compiled and _walk_compiled is None:
         raise RuntimeError("the compiled walk (denoise._compiled) is not built here")
-    walk = _walk_compiled if use_compiled else _walk_python
-    *parts, chunk_arrays = walk(root)
+    if use_compiled:
+        *parts, chunk_arrays = _walk_compiled(root, text_index)
+    else:
+        *parts, chunk_arrays = _walk_python(root)
     return DomIndex(root, *parts, ChunkIndex(*chunk_arrays) if chunk_arrays else None)
 
 

@@ -81,7 +81,7 @@ def body_words(page: Page) -> np.ndarray:
     """The word hashes of the page's body text (FULLTEXT, ``none``): the words of every
     body chunk read straight from the page text (:func:`word_hashes` of the text
     :func:`page_texts` gives, without building that text)."""
-    dom = index_dom(parse_html(page.html, page.id))
+    dom = index_dom(parse_html(page.html, page.id), text_index=False)
     body = covered_chunks(dom, SCHEME)  # what segmenting would keep, without segmenting
     return word_hashes(dom.text, (dom.chunk_first[body], dom.chunk_last[body]))
 

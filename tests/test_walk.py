@@ -52,6 +52,16 @@ def test_walks_agree_on_real_pages(dev_site_pages):
         assert np.array_equal(python.parents, compiled.parents), page.id
 
 
+@pytest.mark.skipif(blocks.WALK != "compiled", reason="the compiled walk is not built here")
+def test_a_walk_without_the_text_index_gives_the_same_page(dev_site_pages):
+    for page in dev_site_pages[:40]:
+        root = parse_html(page.html)
+        whole, light = index_dom(root), index_dom(root, text_index=False)
+        assert light.chunk_index is None and light.text == whole.text, page.id
+        for name in ("parents", "chunk_first", "chunk_last", "chunk_in_link", "chunk_owner"):
+            assert np.array_equal(getattr(light, name), getattr(whole, name)), name
+
+
 def test_text_is_whitespace_collapsed_chunks():
     python = index_dom(parse_html(PAGES[1]), compiled=False)
     assert python.chunks == ["lead", "bold", "tail end", "link", "in", "link", "after"]
