@@ -57,8 +57,9 @@ the default commands (``kwx extract`` half of it), so sizes 1000,3000 take about
 minutes with the ``--jobs 2`` and Spark runs, 10000 about 6 more, 30000 about 13 more
 and 100000 about 45 more (inputs: ~1 s and 53 MB per 1,000 pages, so 5.3 GB at
 100,000). ``denoise site`` holds waiting pages in memory up to a budget
-(``denoise.site.batch.HOLD_BYTES``, about 3,000 of these pages) and spills the rest to
-a temporary file (about 57 KB a page: the segmented page without its HTML), and
+(``denoise.site.batch.HOLD_BYTES``, about 10,000 of these pages) and spills the rest
+to a temporary file (about 38 KB a page: the segmented page without its HTML and text
+index), and
 ``mining dedup`` keeps its sketches, ids and keys in a temporary folder (about 0.7 KB a
 page besides the ids). On exact copies (the default beyond 6,672 pages) ``mining
 dedup`` finds every copy a near-duplicate of the others, so its pair work grows with

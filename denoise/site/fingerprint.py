@@ -218,13 +218,13 @@ class FingerprintMethod(SiteMethod):
 
     def segmenter(self) -> Callable[[Page], PageBlocks]:
         """Segment, and note each page's text keys (:class:`TextKeys`)."""
-        return _KeyedSegmenter(self.scheme, self._keys())
+        return _KeyedSegmenter(self.scheme, self._key_settings())
 
-    def _keys(self) -> TextKeys:
+    def _key_settings(self) -> TextKeys:
         return TextKeys(self.min_chars, self.min_unique_words)
 
     def _text_keys(self, page: PageBlocks) -> tuple[np.ndarray, np.ndarray]:
-        return self._keys().of(page)
+        return self._key_settings().of(page)
 
     def _structure_keys(self, page: PageBlocks) -> tuple[np.ndarray, np.ndarray]:
         """Indices of the eligible blocks with a navigation layout, and its digests."""
