@@ -6,9 +6,13 @@ or what the site-level, page-level or main-content detectors keep);
 (:class:`DedupConfig`); :class:`PageClassifier` is the Naive Bayes page classifier.
 """
 
-from mining.classify import PageClassifier
+from typing import TYPE_CHECKING
+
 from mining.content import PAGE_RECALL, Denoise, page_texts
 from mining.dedup import DedupConfig, NearDuplicateIndex
+
+if TYPE_CHECKING:
+    from mining.classify import PageClassifier
 
 __all__ = [
     "PAGE_RECALL",
@@ -18,3 +22,13 @@ __all__ = [
     "PageClassifier",
     "page_texts",
 ]
+
+
+def __getattr__(name: str) -> object:
+    """:class:`PageClassifier` on first use: it brings scikit-learn, whose import (about
+    a second of CPU) ``mining dedup`` has no use for."""
+    if name == "PageClassifier":
+        from mining.classify import PageClassifier
+
+        return PageClassifier
+    raise AttributeError(f"module 'mining' has no attribute {name!r}")

@@ -9,7 +9,7 @@ from collections import defaultdict, deque
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import numpy as np
 import typer
@@ -35,10 +35,12 @@ from denoise.output import atomic_text
 from denoise.page import Page
 from denoise.reader import Skipped
 from mining.accuracy import ClassificationReport
-from mining.classify import PageClassifier
 from mining.cli import app
 from mining.content import Denoise
 from mining.labels import labelled_pages, read_label_file
+
+if TYPE_CHECKING:  # imported where used: scikit-learn loads only for these commands
+    from mining.classify import PageClassifier
 
 classify_app = typer.Typer(help="Naive Bayes page classification.", no_args_is_help=True,
                            rich_markup_mode="markdown")
@@ -55,6 +57,8 @@ DetectorOption = Annotated[Path | None, typer.Option(
 
 
 def _load(err: Console, model: Path) -> tuple[PageClassifier, dict[str, object]]:
+    from mining.classify import PageClassifier
+
     try:
         return PageClassifier.load(model)
     except DenoiseError as error:
@@ -161,6 +165,8 @@ def train_command(
     err = Console(stderr=True)
     if recall is not None and denoise != Denoise.page:
         raise typer.BadParameter("--recall needs --denoise page")
+    from mining.classify import PageClassifier
+
     classifier = PageClassifier(alpha=alpha, fit_prior=prior, min_df=min_df,
                                 denoise=str(denoise), recall=recall)
     template = _detector(err, classifier, detector)
@@ -272,6 +278,8 @@ class PredictJob:
 
     def setup(self) -> None:
         if self.classifier is None:
+            from mining.classify import PageClassifier
+
             self.classifier, _ = PageClassifier.load(self.model)
             if self.classifier.denoise == Denoise.page:
                 self.detector = TemplateDetector.load(self.detector_path)
