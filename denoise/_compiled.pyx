@@ -548,13 +548,14 @@ cdef inline cnp.uint64_t _power(cnp.uint64_t base, cnp.int64_t exponent) noexcep
 
 def text_keys(str text, const long long[:] chunk_starts, const long long[:] chunk_ends,
               index, const int[:, :] spans, const int[:] parents, int min_chars,
-              int min_unique_words, int exact_words_up_to, cnp.uint64_t kind):
+              int min_unique_words, int exact_words_up_to, cnp.uint64_t kind,
+              bint digests=True):
     """``denoise.site.fingerprint.text_keys`` in one loop over the blocks: which blocks
     have enough text (``min_chars`` characters, ``min_unique_words`` (<= 8) distinct
     words, counted exactly up to ``exact_words_up_to`` words, and so does every block
     above them), and the digest of each such block's text (``ChunkIndex.digests``;
-    0 elsewhere). ``index`` is the page's ``ChunkIndex``; ``parents`` must be a preorder
-    forest (checked here).
+    0 elsewhere; all 0 without ``digests``). ``index`` is the page's ``ChunkIndex``;
+    ``parents`` must be a preorder forest (checked here).
     """
     cdef Py_ssize_t n = spans.shape[0], chunks = chunk_starts.shape[0], b, first, last
     if parents.shape[0] != n or spans.shape[1] != 2 or chunk_ends.shape[0] != chunks:
@@ -597,6 +598,8 @@ def text_keys(str text, const long long[:] chunk_starts, const long long[:] chun
                                          chunk_ends[last], min_unique_words)):
             continue
         eligible[b] = True
+        if not digests:
+            continue
         stop = byte_last[last]
         value = (prefix_last[last] - prefix_first[first]) * _power(Q, stop - 1 if stop > 0 else 0)
         value ^= <cnp.uint64_t>(stop - byte_first[first]) * 0xD6E8FEB86659FD93ULL

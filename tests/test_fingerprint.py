@@ -149,18 +149,25 @@ def test_store_counts_a_changed_page_again(tmp_path):
 
 
 @pytest.mark.parametrize(("min_chars", "min_unique_words"), [(40, 3), (10, 1), (0, 2), (100, 8)])
-def test_compiled_text_keys_are_the_numpy_ones_on_real_pages(dev_site_pages, min_chars,
-                                                             min_unique_words):
+def test_compiled_keys_and_eligibility_are_the_numpy_ones_on_real_pages(
+        dev_site_pages, min_chars, min_unique_words):
     from denoise.blocks import segment
-    from denoise.site.fingerprint import TEXT_KIND, _compiled, eligible_blocks, text_keys
+    from denoise.site.fingerprint import (
+        TEXT_KIND,
+        _compiled,
+        eligible_blocks,
+        eligible_blocks_numpy,
+        text_keys,
+    )
 
     if _compiled is None:
         pytest.skip("the compiled extension is not built")
     for page in dev_site_pages[:60]:
         blocks = segment(page, "blocks")
         eligible, keys = text_keys(blocks, min_chars, min_unique_words)
-        expected = eligible_blocks(blocks, min_chars, min_unique_words)
+        expected = eligible_blocks_numpy(blocks, min_chars, min_unique_words)
         assert np.array_equal(eligible, expected)
+        assert np.array_equal(eligible_blocks(blocks, min_chars, min_unique_words), expected)
         assert np.array_equal(keys, np.where(expected, blocks.block_digests(TEXT_KIND), 0))
 
 

@@ -81,8 +81,17 @@ def _link_words(page: PageBlocks) -> set[str]:
 def eligible_blocks(page: PageBlocks, min_chars: int, min_unique_words: int) -> np.ndarray:
     """Blocks with enough text to be identified by it (bool per block).
 
-    A block under a too-short block is skipped with it (Kołcz & Yih 4.1).
+    A block under a too-short block is skipped with it (Kołcz & Yih 4.1). Compiled
+    where available (the loop of :func:`text_keys`, without the digests).
     """
+    if _compiled is None or not 0 < min_unique_words <= 8:
+        return eligible_blocks_numpy(page, min_chars, min_unique_words)
+    return _compiled_keys(page, min_chars, min_unique_words, digests=False)[0]
+
+
+def eligible_blocks_numpy(page: PageBlocks, min_chars: int, min_unique_words: int
+                          ) -> np.ndarray:
+    """:func:`eligible_blocks` in numpy: the reference the compiled loop is tested on."""
     starts, ends = page.bounds
     words = page.text_index.word_counts(page.spans)
     eligible = ((ends - starts) >= min_chars) & (words >= min_unique_words)
@@ -100,13 +109,18 @@ def text_keys(page: PageBlocks, min_chars: int, min_unique_words: int
     some twenty numpy calls that cost more than the work on pages of a few hundred blocks.
     """
     if _compiled is None or not 0 < min_unique_words <= 8:
-        eligible = eligible_blocks(page, min_chars, min_unique_words)
+        eligible = eligible_blocks_numpy(page, min_chars, min_unique_words)
         return eligible, np.where(eligible, page.block_digests(TEXT_KIND), 0)
+    return _compiled_keys(page, min_chars, min_unique_words, digests=True)
+
+
+def _compiled_keys(page: PageBlocks, min_chars: int, min_unique_words: int, *,
+                   digests: bool) -> tuple[np.ndarray, np.ndarray]:
     return _compiled.text_keys(
         page.text, page.chunk_starts.astype(np.int64, copy=False),
         page.chunk_ends.astype(np.int64, copy=False), page.text_index,
         page.spans.astype(np.int32, copy=False), page.parents.astype(np.int32, copy=False),
-        min_chars, min_unique_words, _EXACT_WORDS_UP_TO, TEXT_KIND)
+        min_chars, min_unique_words, _EXACT_WORDS_UP_TO, TEXT_KIND, digests)
 
 
 @dataclass(frozen=True)
