@@ -43,8 +43,8 @@ OutOption = Annotated[Path, typer.Option(
     "--out", "-o", help="Write here instead of standard output (atomically).")]
 ResumeOption = Annotated[bool, typer.Option(
     "--resume", help="Continue an interrupted run with the same inputs and options: "
-    "pages already written to --out are not done again. Output goes to OUT.partial "
-    "(with OUT.progress) until the run completes.")]
+    "what is already written to --out (pages; whole sites for denoise site) is not done "
+    "again. Output goes to OUT.partial (with OUT.progress) until the run completes.")]
 
 
 class Engine(StrEnum):
