@@ -33,6 +33,42 @@ def test_site_command_reports_and_writes_block_lines(tmp_path):
     assert all(line["evidence"]["page_share"] == 1.0 for line in footer)
 
 
+def test_block_lines_are_json_dumps_of_each_blocks_record(dev_site_pages):
+    """The --out lines are assembled from arrays; they must be exactly what json.dumps
+    writes for each block's record, escapes and all (real pages, two methods)."""
+    from collections import defaultdict
+
+    from denoise.cli import _block_lines
+    from denoise.page import Page
+    from denoise.site import METHODS, REASONS, Label
+
+    by_site = defaultdict(list)
+    for page in dev_site_pages[:150]:
+        by_site[page.site].append(page)
+    odd = Page(id='q"uote\\é\u2028.html', site=next(iter(by_site)),
+               html='<html><body><div>"quoted"\ttab\\ caf\u00e9 \u2028 \x01 <b>x</b></div>'
+                    '<table><tr><td>a cell with enough words to count</td></tr></table>'
+                    '</body></html>')
+    by_site[odd.site].append(odd)
+    for name in ("fingerprint", "style-offset"):
+        method = METHODS[name]
+        for pages in by_site.values():
+            fitted = method().fit([method().segment(p) for p in pages])
+            for page in pages:
+                labelled = fitted.label(method().segment(page))
+                expected = "".join(json.dumps({
+                    "page": labelled.page.id, "site": labelled.page.site, "path": block.path,
+                    "tag": block.tag, "text": block.text, "label": str(Label(label)),
+                    "evidence": {method.support_name: round(support, 4),
+                                 "reason": REASONS[reason]},
+                    "example": example,
+                }, ensure_ascii=False) + "\n" for block, label, support, reason, example in zip(
+                    labelled.blocks.blocks, labelled.labels.tolist(),
+                    labelled.support.tolist(), labelled.reasons.tolist(),
+                    labelled.example.tolist(), strict=True))
+                assert _block_lines(labelled, method) == expected, page.id
+
+
 def test_bad_files_are_skipped_counted_and_named(tmp_path):
     write_site(tmp_path / "pages", article_site(10))
     (tmp_path / "pages" / "empty.html").write_bytes(b"")
