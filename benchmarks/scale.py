@@ -30,6 +30,8 @@ tree from ``/proc``. The commands (one worker, ``--jobs 1``, unless said otherwi
   the model trained first on 240 of the pages, labelled by collection (docs, news,
   shop, blog), with ``--classify-denoise`` (default ``page``)
 - ``site``: ``denoise site FILE`` (fingerprint, per-site report only: no ``--out``)
+- ``site-out`` (not by default): ``denoise site FILE -o OUT``, the same with one JSON
+  line per block written (~130 KB a page: each block's text, nested blocks' again)
 - ``dedup``: ``mining dedup FILE -o OUT``
 - bare parse: ``scale_probe.py parse FILE``, which reads the same file the same way and
   lxml-parses every page (``denoise.html.parse_html``), run before and after the
@@ -128,6 +130,8 @@ COMMANDS = {c.key: c for c in (
              "--jobs", "{jobs}"), None, True),
     Command("site", "denoise site", "denoise.cli", ("site", "{input}", "--jobs", "{jobs}"),
             0.7, False),
+    Command("site-out", "denoise site --out", "denoise.cli",
+            ("site", "{input}", "-o", "{out}", "--jobs", "{jobs}"), None, False),
     Command("dedup", "mining dedup", "mining.cli",
             ("dedup", "{input}", "-o", "{out}", "--jobs", "{jobs}"), 0.7, False),
 )}
