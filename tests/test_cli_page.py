@@ -221,6 +221,29 @@ def test_apply_blocks_gives_a_record_per_scored_block(model, new_page):
     assert min(r["score"] for r in nav) > max(r["score"] for r in article)
 
 
+def test_block_lines_are_json_dumps_of_each_blocks_record(dev_site_pages):
+    """--format blocks lines are assembled from arrays; they must be exactly what
+    json.dumps writes for each scored block's record (real pages, and escapes)."""
+    from denoise.cli_page import _block_lines
+    from denoise.page import Page
+
+    detector = TemplateDetector.load().at_recall(0.5)
+    odd = Page(id='q"uote\\\u2028.html', html='<html><body><div>"quoted"\ttab\\ caf\u00e9 '
+               '\u2028 \x01 and some more words here</div><p>a paragraph with words</p>'
+               '</body></html>')
+    for page in [*dev_site_pages[:80], odd]:
+        scores = detector.score(page)
+        blocks, nodes = scores.features.blocks, scores.features.nodes
+        paths = blocks.shape.paths(blocks.elements[nodes])
+        expected = "".join(json.dumps({
+            "page": page.id, "path": paths[node], "tag": blocks.tags[block],
+            "text": blocks.block_text(block), "score": round(float(scores.scores[node]), 4),
+            "raw_score": round(float(scores.raw[node]), 4),
+            "template": bool(scores.template[node])}, ensure_ascii=False) + "\n"
+            for node, block in enumerate(nodes.tolist()))
+        assert _block_lines(scores) == expected, page.id
+
+
 def test_recall_moves_the_operating_point(model, new_page):
     called = {}
     for recall in ("0.5", "1.0"):
