@@ -16,6 +16,7 @@ import numpy as np
 from scipy.sparse import coo_matrix
 from scipy.sparse.csgraph import connected_components
 
+from denoise.arrays import sorted_unique
 from mining.banding import run_pairs
 
 __all__ = ["Cluster", "Matches", "Pairs", "iter_pairs", "merge_pairs"]
@@ -78,7 +79,7 @@ class Matches:
         something only (so they cost memory by what was found, not by the batch):
         ``copies`` have the sketch of row ``firsts`` (the first with it), ``batch`` and
         ``index`` pair distinct sketches; ``filled(rows)`` gives ``identical_shared``."""
-        rows = np.unique(np.concatenate([copies, firsts, batch.a, batch.b, index.a]))
+        rows = sorted_unique(np.concatenate([copies, firsts, batch.a, batch.b, index.a]))
         representative = np.arange(len(rows))
         representative[np.searchsorted(rows, copies)] = np.searchsorted(rows, firsts)
         batch = Pairs(np.searchsorted(rows, batch.a), np.searchsorted(rows, batch.b),
