@@ -84,7 +84,7 @@ def eligible_blocks(page: PageBlocks, min_chars: int, min_unique_words: int) -> 
     A block under a too-short block is skipped with it (Kołcz & Yih 4.1). Compiled
     where available (the loop of :func:`text_keys`, without the digests).
     """
-    if _compiled is None or not 0 < min_unique_words <= 8:
+    if not _compiled_fits(min_unique_words):
         return eligible_blocks_numpy(page, min_chars, min_unique_words)
     return _compiled_keys(page, min_chars, min_unique_words, digests=False)[0]
 
@@ -108,10 +108,15 @@ def text_keys(page: PageBlocks, min_chars: int, min_unique_words: int
     in one compiled loop where available (``min_unique_words`` <= 8 there), instead of
     some twenty numpy calls that cost more than the work on pages of a few hundred blocks.
     """
-    if _compiled is None or not 0 < min_unique_words <= 8:
+    if not _compiled_fits(min_unique_words):
         eligible = eligible_blocks_numpy(page, min_chars, min_unique_words)
         return eligible, np.where(eligible, page.block_digests(TEXT_KIND), 0)
     return _compiled_keys(page, min_chars, min_unique_words, digests=True)
+
+
+def _compiled_fits(min_unique_words: int) -> bool:
+    """Whether the compiled loop is built and counts this many distinct words (1..8)."""
+    return _compiled is not None and 0 < min_unique_words <= 8
 
 
 def _compiled_keys(page: PageBlocks, min_chars: int, min_unique_words: int, *,
