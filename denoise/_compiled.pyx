@@ -1729,3 +1729,29 @@ def span_word_hashes(str text, const long long[:] starts, const long long[:] end
         out[count] = _fmix64(h)
         count += 1
     return result[:count].copy()
+
+
+# ---- finding hashes in a sorted table (denoise.arrays.SortedKeys) --------------------
+
+def radix_positions(const cnp.uint64_t[::1] keys, const cnp.int64_t[::1] directory,
+                    int shift, const cnp.uint64_t[::1] needles):
+    """Each needle's index in the sorted ``keys``, -1 when absent: the keys whose top
+    bits equal the needle's lie in ``directory[b]:directory[b + 1]``."""
+    cdef Py_ssize_t n = needles.shape[0], buckets = directory.shape[0] - 1, i, k, end
+    cdef cnp.uint64_t needle, bucket
+    if shift < 1 or shift > 63 or buckets != (<Py_ssize_t>1) << (64 - shift):
+        raise ValueError("directory does not match the shift")
+    if directory[0] != 0 or directory[buckets] != keys.shape[0]:
+        raise ValueError("directory does not cover the keys")
+    out = np.empty(n, dtype=np.int64)
+    cdef cnp.int64_t[::1] found = out
+    with nogil:
+        for i in range(n):
+            needle = needles[i]
+            bucket = needle >> shift
+            k = directory[bucket]
+            end = directory[bucket + 1]
+            while k < end and keys[k] < needle:
+                k += 1
+            found[i] = k if k < end and keys[k] == needle else -1
+    return out

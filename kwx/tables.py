@@ -18,7 +18,7 @@ from typing import Self
 import numpy as np
 
 from denoise.arrayfile import ModelError, read_arrays, write_arrays
-from denoise.arrays import sorted_unique
+from denoise.arrays import SortedKeys, sorted_unique
 from kwx.text import hash_check
 
 FORMAT_KIND = "webdenoise-phrase-tables"
@@ -45,23 +45,24 @@ class PhraseTable:
 
 
 class JointTable:
-    """Several tables over the union of their phrases, looked up with one binary search:
-    the features read a page's candidates in the DF and both query-log tables, and one
-    search over the union costs a third of three."""
+    """Several tables over the union of their phrases, looked up at once: the features
+    read a page's candidates in the DF and both query-log tables, and one search over
+    the union costs a third of three. The union is found by a radix directory
+    (:class:`~denoise.arrays.SortedKeys`), its counts kept one row a phrase with a zero
+    row last, for the phrases it lacks."""
 
     def __init__(self, tables: Iterable[PhraseTable]) -> None:
         tables = list(tables)
-        self.hashes = sorted_unique(np.concatenate([t.hashes for t in tables])) if tables \
+        hashes = sorted_unique(np.concatenate([t.hashes for t in tables])) if tables \
             else np.zeros(0, dtype=np.uint64)
-        self.counts = np.column_stack([t.lookup(self.hashes) for t in tables]) if tables \
-            else np.zeros((0, 0), dtype=np.int64)
+        self.keys = SortedKeys(hashes)
+        self.counts = np.zeros((len(hashes) + 1, len(tables)), dtype=np.int64)
+        for column, table in enumerate(tables):
+            self.counts[:-1, column] = table.lookup(hashes)
 
     def lookup(self, hashes: np.ndarray) -> np.ndarray:
         """The counts of ``hashes`` in every table: (len(hashes), tables), 0 when absent."""
-        if not len(self.hashes):
-            return np.zeros((len(hashes), self.counts.shape[1]), dtype=np.int64)
-        where = np.minimum(np.searchsorted(self.hashes, hashes), len(self.hashes) - 1)
-        return np.where((self.hashes[where] == hashes)[:, None], self.counts[where], 0)
+        return self.counts[self.keys.positions(hashes)]  # -1, absent: the zero row
 
 
 class PhraseCounter:

@@ -1,7 +1,8 @@
 import numpy as np
 import pytest
 
-from denoise.arrays import ragged_arange, sorted_unique
+import denoise.arrays as arrays
+from denoise.arrays import SortedKeys, ragged_arange, sorted_unique, unique_groups
 
 
 @pytest.mark.parametrize("dtype", [np.uint64, np.int64, np.int32])
@@ -24,3 +25,45 @@ def test_ragged_arange_lays_the_ranges_end_to_end(counts):
         got = ragged_arange(starts, np.array(counts, dtype=np.int64))
         assert got.dtype == np.int64
         assert got.tolist() == expected
+
+
+@pytest.mark.parametrize("dtype", [np.uint64, np.int64])
+@pytest.mark.parametrize("size", [0, 1, 2, 9, 5000])
+def test_unique_groups_is_numpys_unique_with_everything(dtype, size):
+    rng = np.random.default_rng(size)
+    values = rng.integers(0, 2**62, max(size // 4, 1)).astype(dtype)[
+        rng.integers(0, max(size // 4, 1), size)]  # repeats in no particular order
+    got = unique_groups(values)
+    expected = np.unique(values, return_index=True, return_inverse=True, return_counts=True)
+    assert [g.tolist() for g in got] == [e.tolist() for e in expected]
+    assert got[0].dtype == dtype
+
+
+def _shuffled_hashes(rng, size):
+    """Table keys and needles: present ones, absent ones, both ends of the range."""
+    keys = sorted_unique(rng.integers(0, 2**64 - 1, size, dtype=np.uint64, endpoint=True))
+    extremes = np.array([0, 1, 2**63, 2**64 - 1], dtype=np.uint64)
+    needles = np.concatenate([keys, rng.integers(0, 2**64 - 1, size, dtype=np.uint64,
+                                                 endpoint=True), extremes])
+    rng.shuffle(needles)
+    return keys, needles
+
+
+@pytest.mark.parametrize("compiled", [True, False])
+@pytest.mark.parametrize("size", [0, 1, 3, 1000, 70_000])
+def test_sorted_keys_find_what_a_binary_search_finds(size, compiled, monkeypatch):
+    if compiled and arrays._compiled is None:
+        pytest.skip("the compiled extension is not built")
+    if not compiled:
+        monkeypatch.setattr(arrays, "_compiled", None)
+    rng = np.random.default_rng(size)
+    keys, needles = _shuffled_hashes(rng, size)
+    if size == 3:  # keys of one bucket, and the largest keys there are
+        keys = np.array([2**64 - 3, 2**64 - 2, 2**64 - 1], dtype=np.uint64)
+        needles = np.concatenate([needles, keys])
+    found = SortedKeys(keys).positions(needles)
+    expected = np.searchsorted(keys, needles)
+    hit = expected < len(keys)
+    hit[hit] = keys[expected[hit]] == needles[hit]
+    assert found.dtype == np.int64
+    assert found.tolist() == np.where(hit, expected, -1).tolist()
