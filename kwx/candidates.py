@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from denoise.arrays import unique_groups
 from kwx.document import KeywordDocument
 from kwx.text import MAX_WORDS, occurrences, words
 
@@ -51,8 +52,7 @@ def find_candidates(document: KeywordDocument, max_words: int = MAX_WORDS) -> Ca
     """The candidate phrases of ``document`` with their occurrence statistics."""
     found = words(document.text)
     occ = occurrences(found, max_words)
-    hashes, first_index, inverse, tf = np.unique(
-        occ.hashes, return_index=True, return_inverse=True, return_counts=True)
+    hashes, first_index, inverse, tf = unique_groups(occ.hashes)
     n = len(hashes)
     first_word = occ.first[first_index]
     lengths = occ.lengths[first_index]
