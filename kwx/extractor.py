@@ -93,14 +93,22 @@ class ScoredCandidates:
 
     def top(self, n: int) -> list[Keyword]:
         """The ``n`` best candidates (ties: earlier on the page first)."""
-        order = np.lexsort((self.candidates.first, -self.scores))[:n]
         return [Keyword(self.candidates.phrase(i), float(self.scores[i]),
-                        int(self.candidates.tf[i])) for i in order.tolist()]
+                        int(self.candidates.tf[i])) for i in self._best(n).tolist()]
 
     def ranked_hashes(self, n: int) -> np.ndarray:
         """The hashes of the ``n`` best candidates (for evaluation)."""
-        order = np.lexsort((self.candidates.first, -self.scores))[:n]
-        return self.candidates.hashes[order]
+        return self.candidates.hashes[self._best(n)]
+
+    def _best(self, n: int) -> np.ndarray:
+        """Indices of the ``n`` best, in order. Only those scoring at least the n-th best
+        are sorted (a page has thousands of candidates and wants ten)."""
+        scores = self.scores
+        pool = np.arange(len(scores))
+        if 0 < n < len(scores):
+            nth = np.partition(scores, len(scores) - n)[len(scores) - n]
+            pool = np.flatnonzero(scores >= nth)
+        return pool[np.lexsort((self.candidates.first[pool], -scores[pool]))][:max(n, 0)]
 
 
 class KeywordExtractor:

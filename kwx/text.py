@@ -249,7 +249,8 @@ class _ChunkTokens:
         try:
             numbers = self._numbers(flat)
         except KeyError:
-            missing = [c for c in dict.fromkeys(flat) if c not in self.number]
+            number = self.number
+            missing = list(dict.fromkeys([c for c in flat if c not in number]))
             if len(self.number) + len(missing) > self.limit:
                 self._start_again()
                 missing = list(dict.fromkeys(flat))

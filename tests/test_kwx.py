@@ -719,6 +719,22 @@ def test_the_shipped_extractor_ranks_a_pages_own_words_best_first(extractor):
     assert len(everything) == len(extractor.candidates(page))
 
 
+@pytest.mark.parametrize("top", [1, 3, 10, 1000])
+def test_the_top_keywords_are_the_head_of_the_whole_ranking_ties_earliest_first(
+        extractor, top):
+    from kwx.extractor import ScoredCandidates
+
+    page = Page(id="oak-shelf.html", html=(SHOP / "oak-shelf.html").read_text())
+    scored = extractor.score(page)
+    tied = ScoredCandidates(scored.candidates, np.round(scored.scores, 1))  # many ties
+    for ranking in (scored, tied):
+        whole = np.lexsort((ranking.candidates.first, -ranking.scores))
+        assert ranking.ranked_hashes(top).tolist() == \
+            ranking.candidates.hashes[whole[:top]].tolist()
+        assert [k.phrase for k in ranking.top(top)] == \
+            [ranking.candidates.phrase(i) for i in whole[:top].tolist()]
+
+
 def test_the_extractor_without_denoising_keeps_the_menu():
     extractor = KeywordExtractor.load(denoise=False)
     assert extractor.detector is None
