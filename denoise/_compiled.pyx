@@ -1755,3 +1755,140 @@ def radix_positions(const cnp.uint64_t[::1] keys, const cnp.int64_t[::1] directo
                 k += 1
             found[i] = k if k < end and keys[k] == needle else -1
     return out
+
+
+# ---- the words of a text from kwx's chunk cache (kwx.text._ChunkTokens) ---------------
+
+cdef extern from "Python.h":
+    object PyUnicode_Substring(object text, Py_ssize_t start, Py_ssize_t end)
+    PyObject* PyDict_GetItemWithError(object d, object key) except? NULL
+
+
+def chunk_numbers(str text, dict number):
+    """Cut ``text`` at spaces and line breaks into chunks: each chunk's number in
+    ``number`` (-1 when absent), its start, whether a line break precedes it, and the
+    positions and strings of the absent ones. None when a chunk would be empty (two
+    separators together, or one at either end)."""
+    cdef Py_ssize_t n = len(text), i, start = 0, k = 0, chunks = 1
+    cdef int kind = PyUnicode_KIND(text)
+    cdef void* data = PyUnicode_DATA(text)
+    cdef Py_UCS4 c
+    cdef bint line_break = False
+    cdef PyObject* found
+    if n == 0:
+        return None
+    for i in range(n):
+        c = PyUnicode_READ(kind, data, i)
+        if c == 32 or c == 10:
+            chunks += 1
+    numbers_array = np.empty(chunks, dtype=np.int64)
+    starts_array = np.empty(chunks, dtype=np.int64)
+    lines_array = np.zeros(chunks, dtype=np.uint8)
+    cdef cnp.int64_t[::1] numbers = numbers_array, starts = starts_array
+    cdef cnp.uint8_t[::1] lines = lines_array
+    missing_at = []
+    missing = []
+    for i in range(n + 1):
+        c = PyUnicode_READ(kind, data, i) if i < n else 32
+        if c != 32 and c != 10:
+            continue
+        if i == start:
+            return None
+        chunk = PyUnicode_Substring(text, start, i)
+        found = PyDict_GetItemWithError(number, chunk)
+        if found == NULL:
+            numbers[k] = -1
+            missing_at.append(k)
+            missing.append(chunk)
+        else:
+            numbers[k] = <object>found
+        starts[k] = start
+        lines[k] = line_break
+        line_break = c == 10
+        k += 1
+        start = i + 1
+    return numbers_array, starts_array, lines_array, missing_at, missing
+
+
+def assemble_words(const cnp.int64_t[::1] numbers, const cnp.int64_t[::1] chunk_starts,
+                   const cnp.uint8_t[::1] lines, const cnp.int64_t[::1] first,
+                   const cnp.int64_t[::1] count, const cnp.uint64_t[:, ::1] table):
+    """The words of chunks whose token rows are ``table[first[k]:first[k] + count[k]]``
+    (columns as kwx.text's: id, 7 flags, offset, length, space after), as the arrays of
+    ``kwx.text.Words``: what ``_token_table`` then ``words`` compute with numpy."""
+    cdef Py_ssize_t chunks = numbers.shape[0], rows = table.shape[0], total = 0, k, r, t
+    cdef Py_ssize_t kept = 0, end_row
+    cdef cnp.int64_t number, run = 0
+    if table.shape[1] != 11:
+        raise ValueError("token rows must have 11 columns")
+    for k in range(chunks):
+        number = numbers[k]
+        if number < 0 or number >= first.shape[0] or number >= count.shape[0]:
+            raise ValueError("a chunk number is out of range")
+        if first[number] < 0 or count[number] < 0 or first[number] + count[number] > rows:
+            raise ValueError("a chunk's rows are out of range")
+        total += count[number]
+    cdef cnp.uint8_t* state = <cnp.uint8_t*>PyMem_Malloc(total + 1)
+    cdef cnp.int64_t* row_of = <cnp.int64_t*>PyMem_Malloc((total + 1) * sizeof(cnp.int64_t))
+    cdef cnp.int64_t* start_of = <cnp.int64_t*>PyMem_Malloc((total + 1) * sizeof(cnp.int64_t))
+    if state == NULL or row_of == NULL or start_of == NULL:
+        PyMem_Free(state)
+        PyMem_Free(row_of)
+        PyMem_Free(start_of)
+        raise MemoryError()
+    # state bits: 1 word-like, 2 glued to the next token, 4 a line break before it
+    cdef bint pending_line = False
+    t = 0
+    for k in range(chunks):
+        number = numbers[k]
+        pending_line = pending_line or lines[k] != 0
+        end_row = first[number] + count[number]
+        for r in range(first[number], end_row):
+            state[t] = 0
+            if table[r, 1] == 0 and table[r, 2] == 0 and table[r, 6] != 0:
+                state[t] |= 1
+            if table[r, 10] == 0 and r + 1 < end_row:
+                state[t] |= 2
+            if pending_line:
+                state[t] |= 4
+                pending_line = False
+            row_of[t] = r
+            start_of[t] = chunk_starts[k] + <cnp.int64_t>table[r, 8]
+            if state[t] & 1:
+                kept += 1
+            t += 1
+    ids_array = np.empty(kept, dtype=np.uint64)
+    runs_array = np.empty(kept, dtype=np.int64)
+    stop_array = np.empty(kept, dtype=bool)
+    capitalized_array = np.empty(kept, dtype=bool)
+    upper_array = np.empty(kept, dtype=bool)
+    starts_array = np.empty(kept, dtype=np.int64)
+    ends_array = np.empty(kept, dtype=np.int64)
+    cdef cnp.uint64_t[::1] ids = ids_array
+    cdef cnp.int64_t[::1] runs = runs_array, starts = starts_array, ends = ends_array
+    cdef cnp.npy_bool[::1] stop = stop_array, capitalized = capitalized_array
+    cdef cnp.npy_bool[::1] upper = upper_array
+    cdef Py_ssize_t w = 0
+    cdef bint before, after, joiner
+    for t in range(total):
+        r = row_of[t]
+        if state[t] & 1:
+            run += (state[t] & 4) != 0
+            ids[w] = table[r, 0]
+            runs[w] = run
+            stop[w] = table[r, 3] != 0
+            capitalized[w] = table[r, 4] != 0 or table[r, 5] != 0
+            upper[w] = table[r, 5] != 0 and table[r, 9] >= 2
+            starts[w] = start_of[t]
+            ends[w] = start_of[t] + <cnp.int64_t>table[r, 9]
+            w += 1
+            continue
+        # a joiner glued between two words is dropped without a break
+        before = t > 0 and (state[t - 1] & 3) == 3
+        after = t + 1 < total and (state[t + 1] & 1) != 0
+        joiner = before and (state[t] & 2) != 0 and after and table[r, 7] != 0
+        run += (not joiner) + ((state[t] & 4) != 0)
+    PyMem_Free(state)
+    PyMem_Free(row_of)
+    PyMem_Free(start_of)
+    return ids_array, runs_array, stop_array, capitalized_array, upper_array, starts_array, ends_array

@@ -34,6 +34,11 @@ from spacy.strings import get_string_id
 
 from denoise.arrays import ragged_arange, sorted_unique
 
+try:
+    from denoise import _compiled
+except ImportError:  # the compiled extension is optional
+    _compiled = None
+
 #: Longest candidate phrase, in words (Yih et al. and the issue: up to 5).
 MAX_WORDS = 5
 #: Odd 64-bit multiplier of the phrase hash (the golden-ratio constant).
@@ -95,6 +100,16 @@ class Occurrences:
 
 def words(text: str) -> Words:
     """Tokenize ``text`` and keep its words, with a run number that changes at every break."""
+    if _compiled is not None:
+        found = _chunk_tokens().words(text)
+        if found is not None:
+            return found
+    return _words_of_table(text)
+
+
+def _words_of_table(text: str) -> Words:
+    """:func:`words` by numpy steps over :func:`_token_table` (and the only way for a
+    text that is not single-space-separated chunks on lines)."""
     table = _token_table(text)
     if table is None:
         empty = np.zeros(0, dtype=np.int64)
@@ -259,6 +274,26 @@ class _ChunkTokens:
         counts = self.count[numbers]
         return (self.table[ragged_arange(self.first[numbers], counts)], counts,
                 self.length[numbers])
+
+    def words(self, text: str) -> Words | None:
+        """The words of ``text`` in one compiled pass over its chunks' cached rows; None
+        when the text is not single-space-separated chunks on lines."""
+        split = _compiled.chunk_numbers(text, self.number)
+        if split is None:
+            return None
+        numbers, starts, lines, missing_at, missing = split
+        if missing:
+            distinct = list(dict.fromkeys(missing))
+            if len(self.number) + len(distinct) > self.limit:
+                self._start_again()
+                numbers, starts, lines, missing_at, missing = _compiled.chunk_numbers(
+                    text, self.number)
+                distinct = list(dict.fromkeys(missing))
+            self._add(distinct)
+            number = self.number
+            numbers[missing_at] = [number[chunk] for chunk in missing]
+        return Words(*_compiled.assemble_words(numbers, starts, lines, self.first,
+                                               self.count, self.table))
 
     def _numbers(self, flat: list[str]) -> np.ndarray:
         found = itemgetter(*flat)(self.number) if len(flat) > 1 else (self.number[flat[0]],)

@@ -17,6 +17,7 @@ from npzfiles import Tripwire, arrays_of, replaced, with_header
 from spacy.lang.en.stop_words import STOP_WORDS
 
 from denoise.arrayfile import ModelError
+from denoise.arrays import sorted_unique
 from denoise.detector import TemplateDetector
 from denoise.model import default_model_path
 from denoise.page import Page
@@ -529,6 +530,8 @@ def test_features_line_up_with_the_candidates(head_candidates):
     ("Cheap Hotels in New York", "hotels, new york", "Find cheap hotels."),
     ("", "new york  hotels", "Cheap\nhotels in York"),  # empty, two spaces, a line break
     ("New York", "", ""),
+    ("  New\tYork \u00a0hotels ", "cheap \n hotels,  find", "\u2009cheap\u00a0 hotels\r\n"),
+    ("", "", ""),
 ])
 def test_phrases_of_the_title_and_meta_tags_are_found_in_each_alone(texts):
     from kwx.candidates import _present
@@ -540,7 +543,20 @@ def test_phrases_of_the_title_and_meta_tags_are_found_in_each_alone(texts):
     for text, found in zip(texts, together, strict=True):
         alone = np.isin(hashes, phrase_hashes(text)) if text else np.zeros(len(hashes), bool)
         assert np.array_equal(found, alone), text
-    assert any(found.any() for found in together)
+    assert any(found.any() for found in together) == any(texts)
+
+
+def test_phrases_of_real_heads_are_found_in_each_alone(dev_site_pages):
+    from kwx.candidates import _present
+    from kwx.document import read_document
+
+    heads = [(d.title, d.meta_keywords, d.meta_description) for d in map(
+        read_document, dev_site_pages[:60])]
+    assert sum(bool(k or d) for _, k, d in heads) >= 10
+    for texts in heads:
+        hashes = sorted_unique(np.concatenate([phrase_hashes(t) for t in texts]))
+        for text, found in zip(texts, _present(hashes, texts, 5), strict=True):
+            assert np.array_equal(found, np.isin(hashes, phrase_hashes(text))), text
 
 
 def test_the_shipped_tables_looked_up_together_give_the_same_features():
@@ -963,6 +979,7 @@ def test_the_chunk_cache_tokenizes_exactly_as_spacy_does(text, monkeypatch):
 
     fast = words(text)
     monkeypatch.setattr(module, "_token_table", module._spacy_table)
+    monkeypatch.setattr(module, "_compiled", None)
     exact = words(text)
     for name in ("ids", "runs", "stop", "capitalized", "upper", "starts", "ends"):
         assert np.array_equal(getattr(fast, name), getattr(exact, name)), name
@@ -978,11 +995,37 @@ def test_the_chunk_cache_tokenizes_real_pages_exactly_as_spacy_does(dev_site_pag
     monkeypatch.setattr(module, "_chunk_tokens", lambda: cache)
     fast = [words(text) for text in texts]
     monkeypatch.setattr(module, "_token_table", module._spacy_table)
+    monkeypatch.setattr(module, "_compiled", None)
     for text, found in zip(texts, fast, strict=True):
         exact = words(text)
         for name in ("ids", "runs", "stop", "capitalized", "upper", "starts", "ends"):
             assert np.array_equal(getattr(found, name), getattr(exact, name)), name
     assert sum(map(len, fast)) > 10_000
+
+
+@pytest.mark.parametrize("cache_size", [10**6, 40])  # 40: it starts again, often
+def test_the_compiled_words_are_the_numpy_steps_words(dev_site_pages, monkeypatch,
+                                                      cache_size):
+    from kwx import text as module
+    from kwx.document import read_document
+
+    if module._compiled is None:
+        pytest.skip("the compiled extension is not built")
+    cache = module._ChunkTokens(cache_size)
+    monkeypatch.setattr(module, "_chunk_tokens", lambda: cache)
+    texts = [*TRICKY_LINES, "a chunk \t of a tab\n\u00a0 and \u2009 alone",
+             "\t\nline of a tab", "one\n\t", "e-mail\nrock'n'roll\nx",
+             *(read_document(page).text for page in dev_site_pages[:40])]
+    for text in texts:
+        assert cache.words(text) is not None
+        fast = words(text)
+        slow = module._words_of_table(text)
+        for name in ("ids", "runs", "stop", "capitalized", "upper", "starts", "ends"):
+            assert getattr(fast, name).dtype == getattr(slow, name).dtype, name
+            assert np.array_equal(getattr(fast, name), getattr(slow, name)), (name, text)
+    for text in ("", " lead", "trail ", "two  spaces", "a\n\nb", "a \nb"):
+        assert cache.words(text) is None  # empty chunks: spaCy reads the whole text
+        assert len(words(text)) == len(_spacy_words(text))
 
 
 def test_the_slim_vocabulary_gives_the_token_rows_of_spacys_own(dev_site_pages):
@@ -1015,12 +1058,12 @@ def test_a_full_chunk_cache_starts_again_without_losing_a_page(monkeypatch):
 def _spacy_words(text):
     from kwx import text as module
 
-    table = module._token_table
-    module._token_table = module._spacy_table
+    table, compiled = module._token_table, module._compiled
+    module._token_table, module._compiled = module._spacy_table, None
     try:
         return words(text)
     finally:
-        module._token_table = table
+        module._token_table, module._compiled = table, compiled
 
 
 def test_a_tokenizer_that_holds_too_many_strings_is_replaced(monkeypatch):
