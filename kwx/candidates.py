@@ -9,6 +9,7 @@ the same, with every count taken over the phrase's occurrences by one
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 import numpy as np
@@ -91,13 +92,26 @@ def find_candidates(document: KeywordDocument, max_words: int = MAX_WORDS) -> Ca
     )
 
 
+#: Whitespace that is not one single space: spaCy makes a token of it, a break.
+_BREAKING_SPACE = re.compile(r"(?! )\s+| \s+")
+
+
 def _present(hashes: np.ndarray, texts: tuple[str, ...], max_words: int) -> list[np.ndarray]:
     """Whether each phrase of ``hashes`` (sorted) is a phrase of each of ``texts``: the
-    texts are tokenized together, a line break between them (it ends every phrase)."""
-    found = words("\n".join(texts))
+    texts are tokenized together, a line break between them (it ends every phrase).
+
+    Each text's whitespace other than single spaces becomes a line break first, and
+    empty texts are left out: both end phrases as before, and the joined text is then
+    chunks on lines, which the chunk cache tokenizes (raw meta tags' line breaks and
+    double spaces sent every page's head to spaCy whole).
+    """
+    lines = [_BREAKING_SPACE.sub("\n", text.strip()) for text in texts]
+    kept = [i for i, line in enumerate(lines) if line]
+    found = words("\n".join(lines[i] for i in kept))
     occ = occurrences(found, max_words)
-    text_starts = np.cumsum([0] + [len(text) + 1 for text in texts[:-1]])
-    line = np.searchsorted(text_starts, found.starts[occ.first], side="right") - 1
+    text_starts = np.cumsum([0] + [len(lines[i]) + 1 for i in kept[:-1]])
+    line = np.array(kept, dtype=np.int64)[
+        np.searchsorted(text_starts, found.starts[occ.first], side="right") - 1]
     where = np.minimum(np.searchsorted(hashes, occ.hashes), max(len(hashes) - 1, 0))
     hit = hashes[where] == occ.hashes if len(hashes) else np.zeros(len(occ.hashes), bool)
     present = np.zeros((len(texts), len(hashes)), dtype=bool)
