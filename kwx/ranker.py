@@ -69,10 +69,13 @@ class KeywordRanker:
             raise ValueError("this KeywordRanker is not fitted yet: call fit() or load()")
 
     def decision_function(self, X: np.ndarray) -> np.ndarray:
-        """Log-odds per candidate (ranks like the probability, cheaper)."""
+        """Log-odds per candidate (ranks like the probability, cheaper). The
+        standardization is folded into the weights: one product instead of two passes
+        over a page's whole feature matrix first."""
         self._check_fitted()
-        return ((np.asarray(X, dtype=np.float64) - self.mean_) / self.scale_) @ self.coef_ \
-            + self.intercept_
+        weights = self.coef_ / self.scale_
+        return np.asarray(X, dtype=np.float64) @ weights + (
+            self.intercept_ - float(self.mean_ @ weights))
 
     def predict_proba(self, X: np.ndarray) -> np.ndarray:
         """Probability that each candidate is a keyword."""
