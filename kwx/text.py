@@ -33,6 +33,7 @@ from spacy.attrs import IDX, IS_PUNCT, IS_SPACE, IS_STOP, IS_TITLE, IS_UPPER, LE
 from spacy.strings import get_string_id
 
 from denoise.arrays import ragged_arange, sorted_unique
+from kwx.affixes import Cuts, ShapeCuts
 
 try:
     from denoise import _compiled
@@ -245,7 +246,8 @@ class _ChunkTokens:
     crawl keeps meeting (a site's template, common words) survive, and its long tail
     is dropped. Chunks of ASCII letters or digits alone (most words) are one token,
     whose row comes from the vocabulary's own attribute functions without a spaCy
-    call; the rest are tokenized by spaCy, once per page for all of them.
+    call; the rest are cut by their shape where spaCy cut a chunk of that shape before
+    (:mod:`kwx.affixes`), else tokenized by spaCy, once per page for all of them.
     """
 
     def __init__(self, limit: int) -> None:
@@ -317,7 +319,11 @@ class _ChunkTokens:
              ).append(chunk)
         known = [c for c in hard if c in kept]
         hard = [c for c in hard if c not in kept]
-        order = simple + known + hard
+        by_shape = _shape_cuts()
+        found = [by_shape.cuts(c) for c in hard]
+        cut = [c for c, cuts in zip(hard, found, strict=True) if cuts is not None]
+        hard = [c for c, cuts in zip(hard, found, strict=True) if cuts is None]
+        order = simple + known + cut + hard
         if simple:
             parts.append(_single_token_rows(simple))
             sizes += [1] * len(simple)
@@ -326,10 +332,15 @@ class _ChunkTokens:
             first, count = self.previous.first[number], self.previous.count[number]
             parts.append(self.previous.table[first:first + count])
             sizes.append(int(count))
+        if cut:
+            cuts = [cuts for cuts in found if cuts is not None]
+            parts.append(_cut_rows(cut, cuts))
+            sizes += map(len, cuts)
         if hard:
             rows, counts = _spacy_chunk_rows(hard)
             parts.append(rows)
             sizes += counts
+            _learn_shapes(by_shape, hard, rows, counts)
         self._append(order, np.concatenate(parts), np.array(sizes, dtype=np.int64))
 
     def _append(self, chunks: list[str], rows: np.ndarray, counts: np.ndarray) -> None:
@@ -370,19 +381,52 @@ def _exceptions() -> frozenset[str]:
 
 
 def _single_token_rows(chunks: list[str]) -> np.ndarray:
-    """Rows of chunks that are one token each, from the vocabulary's attribute getters
-    (what spaCy would store in a new lexeme)."""
-    getters = tokenizer().vocab.lex_attr_getters
-    lower, punct, space, stop, title, upper = (getters[attr] for attr in _LEXEME_ATTRS)
-    lowered = [lower(c) for c in chunks]
-    rows = np.zeros((len(chunks), _COLUMNS), dtype=np.uint64)
-    rows[:, 0] = [get_string_id(w) for w in lowered]  # a symbol ("aux") has its id
-    for column, getter in enumerate((punct, space, stop, title, upper), start=1):
-        rows[:, column] = [bool(getter(c)) for c in chunks]
-    rows[:, 6:8] = _our_flags(lowered)
-    rows[:, _LENGTH] = [len(c) for c in chunks]
+    """Rows of chunks that are one token each."""
+    rows = _lexeme_rows(chunks)
     rows[:, _SPACE_AFTER] = 1
     return rows
+
+
+def _lexeme_rows(tokens: list[str]) -> np.ndarray:
+    """Rows of tokens at offset 0 with no space after, from the vocabulary's attribute
+    getters (what spaCy would store in a new lexeme)."""
+    getters = tokenizer().vocab.lex_attr_getters
+    lower, punct, space, stop, title, upper = (getters[attr] for attr in _LEXEME_ATTRS)
+    lowered = [lower(c) for c in tokens]
+    rows = np.zeros((len(tokens), _COLUMNS), dtype=np.uint64)
+    rows[:, 0] = [get_string_id(w) for w in lowered]  # a symbol ("aux") has its id
+    for column, getter in enumerate((punct, space, stop, title, upper), start=1):
+        rows[:, column] = [bool(getter(c)) for c in tokens]
+    rows[:, 6:8] = _our_flags(lowered)
+    rows[:, _LENGTH] = [len(c) for c in tokens]
+    return rows
+
+
+@cache
+def _shape_cuts() -> ShapeCuts:
+    return ShapeCuts(tokenizer(), _exceptions())
+
+
+def _cut_rows(chunks: list[str], cuts: list[Cuts]) -> np.ndarray:
+    """Rows of chunks whose token cuts are known (:class:`kwx.affixes.ShapeCuts`): the
+    rows spaCy gives them, without asking it."""
+    spans = [span for each in cuts for span in each]
+    rows = _lexeme_rows([chunk[a:b] for chunk, each in zip(chunks, cuts, strict=True)
+                         for a, b in each])
+    rows[:, _IDX] = [a for a, _ in spans]
+    return rows
+
+
+def _learn_shapes(by_shape: ShapeCuts, chunks: list[str], rows: np.ndarray,
+                  counts: list[int]) -> None:
+    """Give spaCy's cuts of ``chunks`` (their rows, in order) to ``by_shape``."""
+    starts = rows[:, _IDX].tolist()
+    ends = (rows[:, _IDX] + rows[:, _LENGTH]).tolist()
+    first = 0
+    for chunk, count in zip(chunks, counts, strict=True):
+        by_shape.learn(chunk, tuple(zip(starts[first:first + count],
+                                        ends[first:first + count], strict=True)))
+        first += count
 
 
 def _spacy_chunk_rows(chunks: list[str]) -> tuple[np.ndarray, list[int]]:

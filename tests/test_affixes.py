@@ -1,0 +1,194 @@
+"""kwx.affixes: cutting new chunks by their shape gives spaCy's tokens exactly."""
+
+import random
+import re
+
+import numpy as np
+import pytest
+
+from kwx import affixes
+from kwx import text as module
+
+try:
+    import re._constants as sre_constants
+    import re._parser as sre_parse
+except ImportError:  # Python < 3.11
+    import sre_constants
+    import sre_parse
+
+PUNCTUATION = [*".,;:!?()[]{}<>\"'-/&_#*%=+@~^|`\\", "...", "--", "\u201c", "\u201d",
+               "\u2018", "\u2019", "\u00ab", "\u00bb", "\u2014", "\u2013", "\u2026", "\u00e9",
+               ":)", ";-)", "e.g.", "'s", "n't", "'ll", "U.S.", "No.", "10", "3", "$", "US$",
+               "\u00b0F", "km"]
+
+
+def _word(rng: random.Random) -> str:
+    letters = "".join(rng.choice("abcdefghijklmnopqrstuvwxyz") for _ in range(
+        rng.choice([1, 1, 2, 3, 4, 6, 9, 14])))
+    return rng.choice([letters, letters.title(), letters.upper(), letters[:-1] +
+                       letters[-1].upper()])
+
+
+def generated_chunks(seed: int, count: int) -> list[str]:
+    """Words and punctuation glued together the ways web text glues them."""
+    rng = random.Random(seed)
+    chunks = []
+    while len(chunks) < count:
+        pieces = [rng.choice(PUNCTUATION) if rng.random() < 0.45 else _word(rng)
+                  for _ in range(rng.choice([1, 2, 2, 3, 3, 4, 5]))]
+        chunk = "".join(pieces)
+        if chunk and not any(c.isspace() for c in chunk):
+            chunks.append(chunk)
+    return chunks
+
+
+def spacy_cuts(chunks: list[str]) -> list[tuple[tuple[int, int], ...]]:
+    rows, counts = module._spacy_chunk_rows(chunks)
+    starts = rows[:, module._IDX].tolist()
+    ends = (rows[:, module._IDX] + rows[:, module._LENGTH]).tolist()
+    out, first = [], 0
+    for count in counts:
+        out.append(tuple(zip(starts[first:first + count], ends[first:first + count],
+                             strict=True)))
+        first += count
+    return out
+
+
+def test_the_installed_expressions_are_the_ones_the_shape_argument_was_checked_for():
+    assert affixes.rules_digest(module.tokenizer()) == affixes.CHECKED_RULES
+    assert module._shape_cuts().enabled
+
+
+_LOWER, _UPPER = set(range(97, 123)), set(range(65, 91))
+#: What a branch must also hold where it reads letters as written: a digit class, "$",
+#: "°", or an apostrophe (see kwx.affixes).
+_GUARDS = {ord("$"), ord("\u00b0"), ord("'"), ord("\u2019")}
+
+
+def _walk(items, visit) -> bool:
+    """Whether ``visit`` is true of any (op, argument) in a parsed pattern."""
+    for op, av in items:
+        if visit(op, av):
+            return True
+        if op is sre_constants.BRANCH and any(_walk(b, visit) for b in av[1]):
+            return True
+        if op is sre_constants.SUBPATTERN and _walk(av[-1], visit):
+            return True
+        if op in (sre_constants.MAX_REPEAT, sre_constants.MIN_REPEAT) and _walk(av[2], visit):
+            return True
+        if op in (sre_constants.ASSERT, sre_constants.ASSERT_NOT) and _walk(av[1], visit):
+            return True
+    return False
+
+
+def _members(av) -> set[int]:
+    members = set()
+    for kind, value in av:
+        if kind is sre_constants.LITERAL:
+            members.add(value)
+        elif kind is sre_constants.RANGE:
+            members |= set(range(value[0], value[1] + 1))
+    return members
+
+
+def _reads_letters(op, av) -> bool:
+    """A letter as written, or a class with some letters of a case but not all."""
+    if op is sre_constants.LITERAL:
+        return av in _LOWER | _UPPER
+    if op is sre_constants.IN:
+        members = _members(av)
+        return any(members & cls and not cls <= members for cls in (_LOWER, _UPPER))
+    return False
+
+
+def _guarded(op, av) -> bool:
+    if op is sre_constants.LITERAL:
+        return av in _GUARDS
+    return op is sre_constants.IN and (set(range(48, 58)) <= _members(av) or
+                                       bool(_members(av) & _GUARDS))
+
+
+def test_the_expressions_read_ascii_letters_only_by_case_away_from_digits_dollars_and_degrees():
+    tokenizer = module.tokenizer()
+    checked = 0
+    for search in (tokenizer.prefix_search, tokenizer.suffix_search,
+                   tokenizer.infix_finditer, tokenizer.url_match):
+        pattern = search.__self__
+        assert not pattern.flags & re.IGNORECASE
+        parsed = list(sre_parse.parse(pattern.pattern, pattern.flags))
+        branches = parsed[0][1][1] if len(parsed) == 1 and \
+            parsed[0][0] is sre_constants.BRANCH else [parsed]
+        for branch in branches:
+            if _walk(branch, _reads_letters):
+                checked += 1
+                assert _walk(branch, _guarded), branch
+    assert checked >= 5  # the units, currencies and possessives were found
+
+
+def _learnt(chunks: list[str]) -> affixes.ShapeCuts:
+    shapes = affixes.ShapeCuts(module.tokenizer(), module._exceptions())
+    for chunk, cuts in zip(chunks, spacy_cuts(chunks), strict=True):
+        shapes.learn(chunk, cuts)
+    return shapes
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_cuts_by_shape_are_spacys_cuts_on_generated_chunks(seed):
+    shapes = _learnt(generated_chunks(seed, 6000))
+    later = generated_chunks(seed + 100, 6000)
+    found = [shapes.cuts(chunk) for chunk in later]
+    for chunk, cuts, exact in zip(later, found, spacy_cuts(later), strict=True):
+        assert cuts is None or cuts == exact, chunk
+    assert sum(cuts is not None for cuts in found) > 2000  # the shapes did the work
+
+
+def test_cuts_by_shape_are_spacys_cuts_on_real_pages(dev_site_pages):
+    from kwx.document import read_document
+
+    chunks = list(dict.fromkeys(chunk for page in dev_site_pages[:120] for line in
+                                read_document(page).text.split("\n")
+                                for chunk in line.split(" ") if chunk))
+    half = len(chunks) // 2
+    shapes = _learnt(chunks[:half])
+    later = chunks[half:]
+    found = [shapes.cuts(chunk) for chunk in later]
+    for chunk, cuts, exact in zip(later, found, spacy_cuts(later), strict=True):
+        assert cuts is None or cuts == exact, chunk
+    assert sum(cuts is not None and len(cuts) > 1 for cuts in found) > 500
+
+
+@pytest.mark.parametrize(("first", "then"), [
+    ("eg.", "e.g."),  # a special case at a place the first chunk's shape looks up
+    ("Xy.", "No."),
+    ("ab's", "he's"),
+    ("(ab", "(:"),
+])
+def test_a_special_case_sends_the_chunk_to_spacy(first, then):
+    shapes = _learnt([first])
+    assert shapes.cuts(then) is None or shapes.cuts(then) == spacy_cuts([then])[0]
+
+
+def test_chunks_the_shapes_cannot_speak_for_go_to_spacy():
+    shapes = _learnt(["word,", "Ab.", "x" * 70 + ","])
+    for chunk in ("10km,", "US$.", "\u00b0F.", "y" * 70 + ","):
+        assert shapes.cuts(chunk) is None
+    assert shapes.cuts("other,") == ((0, 5), (5, 6))
+    off = affixes.ShapeCuts(module.tokenizer(), module._exceptions())
+    off.enabled = False
+    off.learn("word,", ((0, 4), (4, 5)))
+    assert off.cuts("other,") is None
+
+
+def test_the_chunk_cache_rows_of_shaped_chunks_are_spacys_rows(monkeypatch):
+    cache = module._ChunkTokens(10**6)
+    monkeypatch.setattr(module, "_chunk_tokens", lambda: cache)
+    shapes = _learnt(generated_chunks(7, 4000))
+    monkeypatch.setattr(module, "_shape_cuts", lambda: shapes)
+    later = list(dict.fromkeys(generated_chunks(8, 4000)))
+    rows, counts, _ = cache.rows(later)
+    exact, exact_counts = module._spacy_chunk_rows(later)
+    assert counts.tolist() == exact_counts
+    last = np.cumsum(counts) - 1  # a chunk's last token: the space after it is the text's
+    rows[last, module._SPACE_AFTER] = exact[last, module._SPACE_AFTER]
+    assert np.array_equal(rows, exact)
+    assert sum(shapes.cuts(chunk) is not None for chunk in later) > 1000
