@@ -92,15 +92,46 @@ def interleaved_sites():
     lambda: FingerprintMethod(structure=True, contained=0.85),
     *[lambda name=name: METHODS[name]() for name in ("table-chunk", "shingle", "style-offset")],
 ])
-@pytest.mark.parametrize("hold_bytes", [0, 60_000])
+@pytest.mark.parametrize("hold_bytes", [0, 10_000])  # all spilled; the first few held
 def test_pages_spilled_to_disk_get_the_same_labels_as_held_ones(make, hold_bytes):
-    held = label_sites(interleaved_sites(), lambda _: make())
-    spilled = label_sites(interleaved_sites(), lambda _: make(), hold_bytes=hold_bytes)
-    full = [(p.page.id, p.labels.tolist(), p.support.tolist(), p.reasons.tolist())
-            for p in held]
-    assert [(p.page.id, p.labels.tolist(), p.support.tolist(), p.reasons.tolist())
-            for p in spilled] == full
-    assert len(full) == 11
+    """The same ``--out`` lines and per-site reports, every page held or some spilled."""
+    from denoise.cli import _block_lines
+    from denoise.site.batch import SiteReport
+
+    def output(labelled):
+        lines, reports = [], {}
+        for page in labelled:
+            lines.append(_block_lines(page, type(make())))
+            reports.setdefault(page.page.site, SiteReport(page.page.site)).add(page)
+        return lines, [report.as_dict() for report in reports.values()]
+
+    held = output(label_sites(interleaved_sites(), lambda _: make()))
+    spilled = output(label_sites(interleaved_sites(), lambda _: make(), hold_bytes=hold_bytes))
+    assert spilled == held
+    assert len(held[0]) == 11 and all(held[0])
+
+
+@pytest.mark.parametrize("hold_bytes", [0, 10_000])  # all spilled; the first few held
+def test_a_spilled_page_is_read_back_whole_once_when_fit_needs_only_its_keys(monkeypatch,
+                                                                           hold_bytes):
+    from denoise.site.spill import Spill
+
+    read, keys_read = [], []
+    pages, keys = Spill.read, Spill.read_keys
+    monkeypatch.setattr(Spill, "read", lambda self, offsets: (
+        read.append((page.page.site, page.page.id)) or page for page in pages(self, offsets)))
+    monkeypatch.setattr(Spill, "read_keys", lambda self, offsets: (
+        keys_read.append(key) or (key, digests) for key, digests in keys(self, offsets)))
+    labelled = list(label_sites(interleaved_sites(), lambda _: FingerprintMethod(),
+                                hold_bytes=hold_bytes))
+    assert len(labelled) == 11
+    assert 0 < len(read) < 11 if hold_bytes else len(read) == 11
+    assert len(read) == len(set(read)) == len(keys_read)  # each spilled page once, and its keys
+    assert sorted(id for _, id in read) == sorted(key.rpartition("#")[0] for key in keys_read)
+    read.clear()
+    list(label_sites(interleaved_sites(), lambda _: FingerprintMethod(structure=True),
+                     hold_bytes=hold_bytes))
+    assert len(read) == 3 * len(set(read))  # its fit reads the whole pages, twice
 
 
 @pytest.mark.parametrize("hold_bytes", [0, 10**9])

@@ -14,7 +14,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from enum import IntEnum
-from typing import ClassVar, Self
+from typing import ClassVar, Self, TypeAlias
 
 import numpy as np
 
@@ -97,6 +97,11 @@ def digest(text: str, kind: bytes = b"t") -> int:
     return int.from_bytes(value, "little", signed=True)
 
 
+#: What a counting method's ``fit`` reads of a page: its :func:`page_key` and the
+#: digests it counts there (int64), by kind.
+PageKeys: TypeAlias = tuple[str, dict[str, np.ndarray]]
+
+
 @dataclass(frozen=True)
 class Segmenter:
     """Parse a page and cut it into the blocks of ``scheme`` (picklable, comparable)."""
@@ -138,6 +143,19 @@ class SiteMethod(ABC):
     @abstractmethod
     def label(self, page: PageBlocks) -> LabeledPage:
         """Label every block of ``page`` with the fitted statistics."""
+
+    def page_keys(self, page: PageBlocks) -> PageKeys | None:
+        """What :meth:`fit` counts of ``page``, if that is all it reads of it (then
+        :meth:`fit_keys` fits from these alone); None if it reads more (the default).
+
+        The batch driver keeps them beside a page it spills to disk, so that fitting a
+        site reads them and not the whole page: a spilled page is read back only once,
+        to be labelled."""
+        return None
+
+    def fit_keys(self, keys: Iterable[PageKeys]) -> Self:
+        """:meth:`fit`, from the :meth:`page_keys` of each page."""
+        raise NotImplementedError(f"{type(self).__name__} fits from whole pages only")
 
     def _check_fitted(self) -> None:
         if not hasattr(self, "pages_"):

@@ -3,11 +3,13 @@
 A site's labels need its statistics over all its pages, so every page waits until its
 site is complete. Waiting pages (segmented, without their HTML) are held in memory up
 to a budget for the whole run (:data:`HOLD_BYTES`); past it they are spilled to a
-private temporary folder and read back twice (to fit, then to label), so memory stays
-flat whatever the input size and however the input interleaves its sites, at the cost
-of encoding each spilled page (:mod:`denoise.blockcodec`: JSON and raw arrays, never
-pickle) and reading it back. The spill file is this run's own, in a private folder
-deleted after it.
+private temporary folder, so memory stays flat whatever the input size and however the
+input interleaves its sites, at the cost of writing each spilled page and reading it
+back (:mod:`denoise.site.spill`: numbers, raw arrays and text, never pickle). A method
+that fits from a few keys of each page (:meth:`SiteMethod.page_keys`, the fingerprint
+method's text digests) has them written beside the page and fits from them alone, so a
+spilled page is read back whole once, to be labelled; else twice (to fit, then to
+label). The spill file is this run's own, in a private folder deleted after it.
 
 A site is fitted only once it is complete, one site at a time: counting each page as it
 comes would save a read of the spill, but keep the counts of every unfinished site at
@@ -16,22 +18,19 @@ once, which grow with the input (634 -> 746 MB peak at 100,000 interleaved pages
 
 from __future__ import annotations
 
-import shutil
-import tempfile
 from array import array
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, replace
 from itertools import chain
-from pathlib import Path
 
 import numpy as np
 
 from denoise.batch import map_pages
-from denoise.blockcodec import encode_blocks, read_blocks
 from denoise.blocks import PageBlocks
 from denoise.errors import PageError
 from denoise.page import Page
-from denoise.site.base import Label, LabeledPage, SiteMethod
+from denoise.site.base import Label, LabeledPage, PageKeys, SiteMethod
+from denoise.site.spill import Spill
 
 
 @dataclass(slots=True)
@@ -136,7 +135,7 @@ def label_sites(
                     raise blocks
                 on_error(blocks)
                 continue
-            waiting.add(page.site, blocks)
+            waiting.add(page.site, blocks, methods[page.site])
         for site in list(methods):  # a labelled site's method (and counts) is let go
             yield from _label_site(methods.pop(site), waiting.pop(site))
 
@@ -178,7 +177,10 @@ def _segmented(pages: Iterable[Page], segmenter: Callable[[Page], PageBlocks], j
 def _label_site(method: SiteMethod, site_pages: _SitePages) -> Iterator[LabeledPage]:
     if not len(site_pages):
         return
-    method = method.fit(site_pages)
+    if site_pages.keyed:  # its spilled pages are read back once, to be labelled
+        method = method.fit_keys(site_pages.keys(method))
+    else:
+        method = method.fit(site_pages)
     for blocks in site_pages:
         yield method.label(blocks)
 
@@ -187,14 +189,17 @@ class _SitePages:
     """One site's waiting pages in input order: the held ones, then the spilled ones.
 
     Iterable again and again (a method's ``fit`` may read them twice, ``label`` once
-    more); a spilled page is a fresh object each time, dropped after its step.
+    more); a spilled page is a fresh object each time, dropped after its step. When the
+    site's method fits from :meth:`SiteMethod.page_keys`, its spilled pages were written
+    with them (``keyed``), and :meth:`keys` reads those alone.
     """
 
     def __init__(self) -> None:
         self.held: list[PageBlocks] = []
         self.held_bytes = 0
-        self.spill: _Spill | None = None
+        self.spill: Spill | None = None
         self.offsets = array("q")  # where each spilled page starts in the spill file
+        self.keyed = False
 
     def __len__(self) -> int:
         return len(self.held) + len(self.offsets)
@@ -204,33 +209,16 @@ class _SitePages:
         if self.offsets and self.spill is not None:
             yield from self.spill.read(self.offsets)
 
-
-class _Spill:
-    """One file of pages for the whole run, in a private temporary folder, appended to
-    and read back at the offsets each site keeps; deleted when the run ends."""
-
-    def __init__(self) -> None:
-        self.folder = Path(tempfile.mkdtemp(prefix="denoise-site-"))  # mode 0700
-        self.path = self.folder / "pages.blocks"
-        self.stream = self.path.open("w+b")
-
-    def write(self, blocks: PageBlocks) -> int:
-        """Append a page; where it starts."""
-        offset = self.stream.tell()  # only this method moves it
-        self.stream.write(encode_blocks(blocks))
-        return offset
-
-    def read(self, offsets: array) -> Iterator[PageBlocks]:
-        """The pages at ``offsets``, one at a time."""
-        self.stream.flush()
-        with self.path.open("rb") as stream:
-            for offset in offsets:
-                stream.seek(offset)
-                yield read_blocks(stream)
-
-    def close(self) -> None:
-        self.stream.close()
-        shutil.rmtree(self.folder, ignore_errors=True)
+    def keys(self, method: SiteMethod) -> Iterator[PageKeys]:
+        """Each page's :meth:`SiteMethod.page_keys`, in input order."""
+        for blocks in self.held:
+            keys = method.page_keys(blocks)
+            if keys is None:
+                raise TypeError(f"{type(method).__name__}.page_keys gave keys for some "
+                                "pages only")
+            yield keys
+        if self.offsets and self.spill is not None:
+            yield from self.spill.read_keys(self.offsets)
 
 
 class _Waiting:
@@ -240,9 +228,10 @@ class _Waiting:
         self.hold_bytes = hold_bytes
         self.held_bytes = 0
         self.sites: dict[str, _SitePages] = {}
-        self.spill: _Spill | None = None
+        self.spill: Spill | None = None
 
-    def add(self, site: str, blocks: PageBlocks) -> None:
+    def add(self, site: str, blocks: PageBlocks, method: SiteMethod) -> None:
+        """Hold or spill a page of ``site``; a spilled page's ``method.page_keys`` go with it."""
         pages = self.sites.get(site)
         if pages is None:
             pages = self.sites[site] = _SitePages()
@@ -254,9 +243,10 @@ class _Waiting:
             self.held_bytes += size
             return
         if self.spill is None:
-            self.spill = _Spill()
-        pages.spill = self.spill
-        pages.offsets.append(self.spill.write(blocks))
+            self.spill = Spill()
+        keys = method.page_keys(blocks)
+        pages.spill, pages.keyed = self.spill, keys is not None
+        pages.offsets.append(self.spill.write(blocks, keys))
 
     def pop(self, site: str) -> _SitePages:
         """The site's pages, no longer counted against the budget."""

@@ -37,6 +37,7 @@ from denoise.site.base import (
     REASON,
     Label,
     LabeledPage,
+    PageKeys,
     SiteMethod,
     check_fraction,
     digest,
@@ -217,23 +218,47 @@ class FingerprintMethod(SiteMethod):
 
     def fit(self, pages: Iterable[PageBlocks]) -> Self:
         """Count the block digests of ``pages`` (one site); with ``structure``, two passes."""
-        check_fraction("theta", self.theta)
-        if self.contained is not None:
-            check_fraction("contained", self.contained)
-        counts = self.counts if self.counts is not None else MemoryCounts()
-        self.counts_ = counts
+        if not self.structure:
+            return self.fit_keys(map(self._page_keys, pages))
+        counts = self._fresh_counts()
         one_pass = iter(pages) is pages  # a generator cannot be read twice
-        held = list(pages) if self.structure and one_pass else pages
+        held = list(pages) if one_pass else pages
         for page in held:
             eligible, keys = self._text_keys(page)
             counts.add(page_key(page), keys[eligible], "text")
-            if self.structure:
-                counts.add(page_key(page), text_digests(_link_words(page), WORD_KIND), "words")
-        if self.structure:
-            for page in held:
-                counts.add(page_key(page), self._structure_keys(page)[1], "structure")
+            counts.add(page_key(page), text_digests(_link_words(page), WORD_KIND), "words")
+        for page in held:
+            counts.add(page_key(page), self._structure_keys(page)[1], "structure")
         self.pages_ = counts.pages("text")
         return self
+
+    def page_keys(self, page: PageBlocks) -> PageKeys | None:
+        """The page's key and its eligible blocks' text digests; None with ``structure``
+        (its second pass reads each page's links and layout)."""
+        return None if self.structure else self._page_keys(page)
+
+    def _page_keys(self, page: PageBlocks) -> PageKeys:
+        eligible, keys = self._text_keys(page)
+        return page_key(page), {"text": keys[eligible]}
+
+    def fit_keys(self, keys: Iterable[PageKeys]) -> Self:
+        """Count the text digests of each page's :meth:`page_keys` (one site)."""
+        if self.structure:
+            raise NotImplementedError("FingerprintMethod(structure=True) fits from whole "
+                                      "pages only")
+        counts = self._fresh_counts()
+        for key, digests in keys:
+            counts.add(key, digests["text"], "text")
+        self.pages_ = counts.pages("text")
+        return self
+
+    def _fresh_counts(self) -> DigestCounts:
+        """Check the settings, and the counts this fit adds to, as ``counts_``."""
+        check_fraction("theta", self.theta)
+        if self.contained is not None:
+            check_fraction("contained", self.contained)
+        self.counts_ = self.counts if self.counts is not None else MemoryCounts()
+        return self.counts_
 
     def segmenter(self) -> Callable[[Page], PageBlocks]:
         """Segment, and note each page's text keys (:class:`TextKeys`)."""

@@ -1,0 +1,251 @@
+"""The spill file of ``denoise site``: waiting pages on disk, in a layout private to the run.
+
+A spilled page is written once and read back by the same process, so its record need
+not describe itself as :mod:`denoise.blockcodec`'s public records do (a JSON header
+naming every array's dtype and shape and every tag name, ~7 us to parse and as much to
+write). Instead the file keeps in memory one *layout* per kind of page it has seen (the
+arrays' names, dtypes and dimensions after the first, the same for every page segmented
+alike) and one table of the tag names of the run, and a record holds numbers only
+besides its arrays and text: a count, that many little-endian int64s (its layout, the
+arrays' lengths, the tag names' numbers, the strings' lengths), then its *keys* (what
+the site's method counts of the page to fit, :meth:`SiteMethod.page_keys`, so that
+fitting reads a few hundred bytes of a spilled page, not all of it), then its arrays
+(each padded to 8 bytes: every array read back is aligned) and its strings as one UTF-8
+run. Never pickle: a record is read as numbers, arrays and text.
+"""
+
+from __future__ import annotations
+
+import math
+import shutil
+import struct
+import tempfile
+from collections.abc import Iterable, Iterator
+from dataclasses import fields
+from pathlib import Path
+from typing import BinaryIO
+
+import numpy as np
+
+from denoise.blocks import DomShape, PageBlocks
+from denoise.page import Page
+from denoise.site.base import PageKeys
+from denoise.texthash import ChunkIndex
+
+#: The record layout this module writes and reads, written first in the file.
+FORMAT_VERSION = 1
+_MAGIC = b"denoise-site-spill\x00"
+_COUNT = struct.Struct("<I")  # how many int64s the record's header holds
+#: PageBlocks fields that are not arrays, each written by name below.
+_OTHER = frozenset({"page", "scheme", "text", "vocab", "shape", "attrs", "chunk_index", "notes"})
+_ARRAY_FIELDS = tuple(f.name for f in fields(PageBlocks) if f.name not in _OTHER)
+_INDEX_FIELDS = tuple(f.name for f in fields(ChunkIndex))
+#: The header's fixed part: page layout, keys layout (-1: none), the keys' bytes, the
+#: number of tag names of ``vocab`` and of ``shape.vocab`` (-1: the same list), attrs
+#: (-1: None), whether there is a URL, the strings' UTF-8 bytes.
+_FIXED = 8
+
+
+class _Layout:
+    """The arrays of a kind of page: names (``shape.``, ``chunk_index.`` and ``notes.``
+    for the nested ones), dtypes, and the dimensions after the first (None: 0-d).
+
+    A record holds the arrays of one dtype as one run (the dtypes by falling item size,
+    each run padded to 8 bytes), so reading a page back makes a few arrays and slices
+    them, rather than making each of its ~17 arrays from the buffer (0.6 us apiece)."""
+
+    def __init__(self, names: tuple[str, ...], dtypes: tuple[np.dtype, ...],
+                 trailing: tuple[tuple[int, ...] | None, ...]) -> None:
+        self.names, self.dtypes, self.trailing = names, dtypes, trailing
+        by_size = sorted(dict.fromkeys(dtypes), key=lambda dtype: -dtype.itemsize)
+        self.runs = [(dtype, [i for i, d in enumerate(dtypes) if d == dtype])
+                     for dtype in by_size]
+        self.items = [math.prod(t) if t is not None else 1 for t in trailing]  # a row's
+
+    def parts(self, arrays: list[np.ndarray]) -> list[bytes]:
+        """The bytes of ``arrays`` (laid out as this says), run by run: each array's own
+        (``tobytes``, 0.1 us, is the cheapest way to them, a copy of a few KB)."""
+        parts: list[bytes] = []
+        for _, members in self.runs:
+            size = 0
+            for i in members:
+                parts.append(arrays[i].tobytes())
+                size += len(parts[-1])
+            if size % 8:
+                parts.append(bytes(8 - size % 8))
+        return parts
+
+    def size(self, lengths: list[int]) -> int:
+        """Bytes of the arrays, given their first dimensions."""
+        return sum((dtype.itemsize * sum(lengths[i] * self.items[i] for i in members) + 7) & ~7
+                   for dtype, members in self.runs)
+
+    def arrays(self, body: bytearray, lengths: list[int]) -> tuple[dict[str, np.ndarray], int]:
+        """The arrays laid out at the start of ``body``, by name, and where they end."""
+        found: list[np.ndarray | None] = [None] * len(self.names)
+        at = 0
+        for dtype, members in self.runs:
+            counts = [lengths[i] * self.items[i] for i in members]
+            run = np.frombuffer(body, dtype, sum(counts), at)
+            start = 0
+            for i, count in zip(members, counts, strict=True):
+                array = run[start:start + count]
+                trailing = self.trailing[i]
+                if trailing is None:
+                    array = array.reshape(())
+                elif trailing:
+                    array = array.reshape(lengths[i], *trailing)
+                found[i] = array
+                start += count
+            at += (run.nbytes + 7) & ~7
+        return dict(zip(self.names, found, strict=True)), at  # type: ignore[arg-type]
+
+
+def _key(arrays: list[tuple[str, np.ndarray]]) -> tuple:
+    return (tuple(name for name, _ in arrays), tuple(array.dtype for _, array in arrays),
+            tuple(array.shape[1:] if array.ndim else None for _, array in arrays))
+
+
+def _page_arrays(blocks: PageBlocks) -> list[tuple[str, np.ndarray]]:
+    """Every array of ``blocks``, by name, in a fixed order."""
+    arrays = [(name, getattr(blocks, name)) for name in _ARRAY_FIELDS]
+    arrays += [("shape.tag_ids", blocks.shape.tag_ids), ("shape.parents", blocks.shape.parents)]
+    if blocks.chunk_index is not None:
+        arrays += [(f"chunk_index.{name}", getattr(blocks.chunk_index, name))
+                   for name in _INDEX_FIELDS]
+    arrays += [(f"notes.{name}", array) for name, array in blocks.notes.items()]
+    return arrays
+
+
+class Spill:
+    """One file of segmented pages (and their keys) for the whole run, in a private
+    temporary folder (mode 0700), appended to and read back at the offsets the caller
+    keeps; deleted by :meth:`close`."""
+
+    def __init__(self) -> None:
+        self.folder = Path(tempfile.mkdtemp(prefix="denoise-site-"))
+        self.path = self.folder / "pages.spill"
+        self.stream = self.path.open("w+b")
+        self.stream.write(_MAGIC + bytes([FORMAT_VERSION]))
+        self._layouts: list[_Layout] = []
+        self._layout_ids: dict[tuple, int] = {}
+        self._names: list[str] = []  # the run's tag names
+        self._name_ids: dict[str, int] = {}
+
+    def write(self, blocks: PageBlocks, keys: PageKeys | None = None) -> int:
+        """Append a page, and what its method counts of it if given; where it starts."""
+        arrays = _page_arrays(blocks)
+        page, shape, attrs = blocks.page, blocks.shape, blocks.attrs
+        shared = shape.vocab is blocks.vocab
+        names = [*blocks.vocab, *(() if shared else shape.vocab)]
+        strings = [page.html, blocks.text, page.id, page.url or "", page.site, blocks.scheme,
+                   *(attrs or ())]
+        joined = "".join(strings).encode("utf-8", "surrogatepass")
+        keys_layout, key_ints, key_parts = -1, list[int](), list[bytes]()
+        if keys is not None:
+            page_key, digests = keys
+            key_arrays = [(kind, np.asarray(values, dtype=np.int64))
+                          for kind, values in digests.items()]
+            keys_layout = self._layout(key_arrays)
+            key_parts = [*self._layouts[keys_layout].parts([a for _, a in key_arrays]),
+                         page_key.encode("utf-8", "surrogatepass")]
+            key_ints = [len(array) for _, array in key_arrays]
+        layout = self._layout(arrays)
+        ints = [layout, keys_layout, sum(map(len, key_parts)), len(blocks.vocab),
+                -1 if shared else len(shape.vocab), -1 if attrs is None else len(attrs),
+                page.url is not None, len(joined), *key_ints,
+                *(array.shape[0] if array.ndim else 1 for _, array in arrays),
+                *map(len, strings), *map(self._name, names)]
+        parts = [_COUNT.pack(len(ints)), struct.pack(f"<{len(ints)}q", *ints), *key_parts,
+                 *self._layouts[layout].parts([array for _, array in arrays]), joined]
+        offset = self.stream.tell()  # only this method moves it
+        self.stream.write(b"".join(parts))
+        return offset
+
+    def read(self, offsets: Iterable[int]) -> Iterator[PageBlocks]:
+        """The pages at ``offsets``, one at a time (each a fresh object)."""
+        self.stream.flush()
+        with self.path.open("rb") as stream:
+            for offset in offsets:
+                stream.seek(offset)
+                yield self._page(stream)
+
+    def read_keys(self, offsets: Iterable[int]) -> Iterator[PageKeys]:
+        """The keys written with the pages at ``offsets`` (each must have them)."""
+        self.stream.flush()
+        with self.path.open("rb") as stream:
+            for offset in offsets:
+                stream.seek(offset)
+                ints = _ints(stream)
+                if ints[1] < 0:
+                    raise ValueError("a spilled page was written without its keys")
+                layout = self._layouts[ints[1]]
+                body = bytearray(_exactly(stream, ints[2]))
+                arrays, at = layout.arrays(body, list(ints[_FIXED:_FIXED + len(layout.names)]))
+                yield str(memoryview(body)[at:], "utf-8", "surrogatepass"), arrays
+
+    def _page(self, stream: BinaryIO) -> PageBlocks:
+        ints = _ints(stream)
+        layout = self._layouts[ints[0]]
+        n_vocab, n_shape_vocab, n_attrs, has_url, joined_size = ints[3:_FIXED]
+        if ints[2]:
+            stream.seek(ints[2], 1)  # the keys
+        at = _FIXED + (len(self._layouts[ints[1]].names) if ints[1] >= 0 else 0)
+        lengths = list(ints[at:at + len(layout.names)])
+        at += len(layout.names)
+        body = bytearray(layout.size(lengths) + joined_size)
+        if stream.readinto(body) != len(body):
+            raise ValueError("a spilled page's record ends early")
+        arrays, end = layout.arrays(body, lengths)
+        joined = str(memoryview(body)[end:], "utf-8", "surrogatepass")
+        strings, start = [], 0
+        for length in ints[at:at + 6 + max(n_attrs, 0)]:
+            strings.append(joined[start:start + length])
+            start += length
+        at += len(strings)
+        html, text, page_id, url, site, scheme = strings[:6]
+        names = self._names
+        vocab = [names[i] for i in ints[at:at + n_vocab]]
+        shape_vocab = vocab if n_shape_vocab < 0 else [
+            names[i] for i in ints[at + n_vocab:at + n_vocab + n_shape_vocab]]
+        notes = {name[6:]: arrays.pop(name) for name in layout.names
+                 if name.startswith("notes.")}
+        index = {name[12:]: arrays.pop(name) for name in layout.names
+                 if name.startswith("chunk_index.")}
+        shape = DomShape(arrays.pop("shape.tag_ids"), shape_vocab, arrays.pop("shape.parents"))
+        return PageBlocks(
+            page=Page(id=page_id, html=html, url=url if has_url else None, site=site),
+            scheme=scheme, text=text, vocab=vocab, shape=shape,
+            attrs=None if n_attrs < 0 else tuple(strings[6:]),
+            chunk_index=ChunkIndex(**index) if index else None, notes=notes, **arrays)
+
+    def _layout(self, arrays: list[tuple[str, np.ndarray]]) -> int:
+        key = _key(arrays)
+        found = self._layout_ids.get(key)
+        if found is None:
+            found = self._layout_ids[key] = len(self._layouts)
+            self._layouts.append(_Layout(*key))
+        return found
+
+    def _name(self, name: str) -> int:
+        found = self._name_ids.get(name)
+        if found is None:
+            found = self._name_ids[name] = len(self._names)
+            self._names.append(name)
+        return found
+
+    def close(self) -> None:
+        self.stream.close()
+        shutil.rmtree(self.folder, ignore_errors=True)
+
+
+def _ints(stream: BinaryIO) -> tuple[int, ...]:
+    (count,) = _COUNT.unpack(_exactly(stream, _COUNT.size))
+    return struct.unpack(f"<{count}q", _exactly(stream, 8 * count))
+
+
+def _exactly(stream: BinaryIO, size: int) -> bytes:
+    data = stream.read(size)
+    if len(data) != size:
+        raise ValueError("a spilled page's record ends early")
+    return data
