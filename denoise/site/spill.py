@@ -20,8 +20,10 @@ import math
 import shutil
 import struct
 import tempfile
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import fields
+from itertools import chain
+from operator import attrgetter
 from pathlib import Path
 from typing import BinaryIO
 
@@ -48,19 +50,19 @@ _FIXED = 8
 
 class _Layout:
     """The arrays of a kind of page: names (``shape.``, ``chunk_index.`` and ``notes.``
-    for the nested ones), dtypes, and the dimensions after the first (None: 0-d).
+    for the nested ones), dtypes and numbers of dimensions; a record holds the dimensions.
 
     A record holds the arrays of one dtype as one run (the dtypes by falling item size,
     each run padded to 8 bytes), so reading a page back makes a few arrays and slices
     them, rather than making each of its ~17 arrays from the buffer (0.6 us apiece)."""
 
     def __init__(self, names: tuple[str, ...], dtypes: tuple[np.dtype, ...],
-                 trailing: tuple[tuple[int, ...] | None, ...]) -> None:
-        self.names, self.dtypes, self.trailing = names, dtypes, trailing
+                 ndims: tuple[int, ...]) -> None:
+        self.names, self.dtypes, self.ndims = names, dtypes, ndims
         by_size = sorted(dict.fromkeys(dtypes), key=lambda dtype: -dtype.itemsize)
         self.runs = [(dtype, [i for i, d in enumerate(dtypes) if d == dtype])
                      for dtype in by_size]
-        self.items = [math.prod(t) if t is not None else 1 for t in trailing]  # a row's
+        self.dims = sum(ndims)  # how many ints a record's array dimensions take
 
     def parts(self, arrays: list[np.ndarray]) -> list[bytes]:
         """The bytes of ``arrays`` (laid out as this says), run by run: each array's own
@@ -75,46 +77,63 @@ class _Layout:
                 parts.append(bytes(8 - size % 8))
         return parts
 
-    def size(self, lengths: list[int]) -> int:
-        """Bytes of the arrays, given their first dimensions."""
-        return sum((dtype.itemsize * sum(lengths[i] * self.items[i] for i in members) + 7) & ~7
+    def shapes(self, dims: Sequence[int]) -> tuple[list[tuple[int, ...]], list[int], int]:
+        """Each array's shape and items, given all their dimensions in a row, and the
+        bytes they take."""
+        shapes, counts, at = [], [], 0
+        for ndim in self.ndims:
+            shape = tuple(dims[at:at + ndim])
+            shapes.append(shape)
+            counts.append(math.prod(shape))
+            at += ndim
+        size = sum((dtype.itemsize * sum(counts[i] for i in members) + 7) & ~7
                    for dtype, members in self.runs)
+        return shapes, counts, size
 
-    def arrays(self, body: bytearray, lengths: list[int]) -> tuple[dict[str, np.ndarray], int]:
+    def arrays(self, body: bytearray, dims: Sequence[int]) -> tuple[dict[str, np.ndarray], int]:
         """The arrays laid out at the start of ``body``, by name, and where they end."""
-        found: list[np.ndarray | None] = [None] * len(self.names)
+        shapes, counts, _ = self.shapes(dims)
+        found: list[np.ndarray] = [_EMPTY] * len(self.names)
         at = 0
         for dtype, members in self.runs:
-            counts = [lengths[i] * self.items[i] for i in members]
-            run = np.frombuffer(body, dtype, sum(counts), at)
+            run = np.frombuffer(body, dtype, sum(counts[i] for i in members), at)
             start = 0
-            for i, count in zip(members, counts, strict=True):
-                array = run[start:start + count]
-                trailing = self.trailing[i]
-                if trailing is None:
-                    array = array.reshape(())
-                elif trailing:
-                    array = array.reshape(lengths[i], *trailing)
+            for i in members:
+                array = run[start:start + counts[i]]
+                if self.ndims[i] != 1:
+                    array = array.reshape(shapes[i])
                 found[i] = array
-                start += count
+                start += counts[i]
             at += (run.nbytes + 7) & ~7
-        return dict(zip(self.names, found, strict=True)), at  # type: ignore[arg-type]
+        return dict(zip(self.names, found, strict=True)), at
 
 
-def _key(arrays: list[tuple[str, np.ndarray]]) -> tuple:
-    return (tuple(name for name, _ in arrays), tuple(array.dtype for _, array in arrays),
-            tuple(array.shape[1:] if array.ndim else None for _, array in arrays))
+_EMPTY = np.zeros(0)
+_FIELDS_OF = attrgetter(*_ARRAY_FIELDS)
+_INDEX_OF = attrgetter(*_INDEX_FIELDS)
+_DTYPE, _NDIM, _SHAPE = attrgetter("dtype"), attrgetter("ndim"), attrgetter("shape")
 
 
-def _page_arrays(blocks: PageBlocks) -> list[tuple[str, np.ndarray]]:
-    """Every array of ``blocks``, by name, in a fixed order."""
-    arrays = [(name, getattr(blocks, name)) for name in _ARRAY_FIELDS]
-    arrays += [("shape.tag_ids", blocks.shape.tag_ids), ("shape.parents", blocks.shape.parents)]
-    if blocks.chunk_index is not None:
-        arrays += [(f"chunk_index.{name}", getattr(blocks.chunk_index, name))
-                   for name in _INDEX_FIELDS]
-    arrays += [(f"notes.{name}", array) for name, array in blocks.notes.items()]
-    return arrays
+def _page_arrays(blocks: PageBlocks) -> tuple[tuple, list[np.ndarray]]:
+    """Every array of ``blocks`` in a fixed order, and what names them (:func:`_names`):
+    whether there is a chunk index, and the notes' names."""
+    shape, index, notes = blocks.shape, blocks.chunk_index, blocks.notes
+    arrays = [*_FIELDS_OF(blocks), shape.tag_ids, shape.parents]
+    if index is not None:
+        arrays += _INDEX_OF(index)
+    arrays += notes.values()
+    return ("page", index is not None, *notes), arrays
+
+
+def _names(what: tuple) -> tuple[str, ...]:
+    """The names of a layout's arrays: a page's (:func:`_page_arrays`), or the kinds of
+    a page's keys."""
+    if what[0] == "keys":
+        return what[1:]
+    _, has_index, *notes = what
+    return (*_ARRAY_FIELDS, "shape.tag_ids", "shape.parents",
+            *(f"chunk_index.{name}" for name in (_INDEX_FIELDS if has_index else ())),
+            *(f"notes.{name}" for name in notes))
 
 
 class Spill:
@@ -134,30 +153,28 @@ class Spill:
 
     def write(self, blocks: PageBlocks, keys: PageKeys | None = None) -> int:
         """Append a page, and what its method counts of it if given; where it starts."""
-        arrays = _page_arrays(blocks)
+        what, arrays = _page_arrays(blocks)
         page, shape, attrs = blocks.page, blocks.shape, blocks.attrs
         shared = shape.vocab is blocks.vocab
-        names = [*blocks.vocab, *(() if shared else shape.vocab)]
         strings = [page.html, blocks.text, page.id, page.url or "", page.site, blocks.scheme,
                    *(attrs or ())]
         joined = "".join(strings).encode("utf-8", "surrogatepass")
-        keys_layout, key_ints, key_parts = -1, list[int](), list[bytes]()
+        keys_layout, key_dims, key_parts = -1, list[int](), list[bytes]()
         if keys is not None:
             page_key, digests = keys
-            key_arrays = [(kind, np.asarray(values, dtype=np.int64))
-                          for kind, values in digests.items()]
-            keys_layout = self._layout(key_arrays)
-            key_parts = [*self._layouts[keys_layout].parts([a for _, a in key_arrays]),
-                         page_key.encode("utf-8", "surrogatepass")]
-            key_ints = [len(array) for _, array in key_arrays]
-        layout = self._layout(arrays)
-        ints = [layout, keys_layout, sum(map(len, key_parts)), len(blocks.vocab),
+            key_arrays = [np.asarray(values, dtype=np.int64) for values in digests.values()]
+            keys_layout, layout = self._layout(("keys", *digests), key_arrays)
+            key_parts = [*layout.parts(key_arrays), page_key.encode("utf-8", "surrogatepass")]
+            key_dims = list(chain.from_iterable(map(_SHAPE, key_arrays)))
+        page_layout, layout = self._layout(what, arrays)
+        name = self._name
+        ints = [page_layout, keys_layout, sum(map(len, key_parts)), len(blocks.vocab),
                 -1 if shared else len(shape.vocab), -1 if attrs is None else len(attrs),
-                page.url is not None, len(joined), *key_ints,
-                *(array.shape[0] if array.ndim else 1 for _, array in arrays),
-                *map(len, strings), *map(self._name, names)]
+                page.url is not None, len(joined), *key_dims,
+                *chain.from_iterable(map(_SHAPE, arrays)), *map(len, strings),
+                *map(name, blocks.vocab), *(() if shared else map(name, shape.vocab))]
         parts = [_COUNT.pack(len(ints)), struct.pack(f"<{len(ints)}q", *ints), *key_parts,
-                 *self._layouts[layout].parts([array for _, array in arrays]), joined]
+                 *layout.parts(arrays), joined]
         offset = self.stream.tell()  # only this method moves it
         self.stream.write(b"".join(parts))
         return offset
@@ -181,7 +198,7 @@ class Spill:
                     raise ValueError("a spilled page was written without its keys")
                 layout = self._layouts[ints[1]]
                 body = bytearray(_exactly(stream, ints[2]))
-                arrays, at = layout.arrays(body, list(ints[_FIXED:_FIXED + len(layout.names)]))
+                arrays, at = layout.arrays(body, ints[_FIXED:_FIXED + layout.dims])
                 yield str(memoryview(body)[at:], "utf-8", "surrogatepass"), arrays
 
     def _page(self, stream: BinaryIO) -> PageBlocks:
@@ -190,13 +207,13 @@ class Spill:
         n_vocab, n_shape_vocab, n_attrs, has_url, joined_size = ints[3:_FIXED]
         if ints[2]:
             stream.seek(ints[2], 1)  # the keys
-        at = _FIXED + (len(self._layouts[ints[1]].names) if ints[1] >= 0 else 0)
-        lengths = list(ints[at:at + len(layout.names)])
-        at += len(layout.names)
-        body = bytearray(layout.size(lengths) + joined_size)
+        at = _FIXED + (self._layouts[ints[1]].dims if ints[1] >= 0 else 0)
+        dims = ints[at:at + layout.dims]
+        at += layout.dims
+        body = bytearray(layout.shapes(dims)[2] + joined_size)
         if stream.readinto(body) != len(body):
             raise ValueError("a spilled page's record ends early")
-        arrays, end = layout.arrays(body, lengths)
+        arrays, end = layout.arrays(body, dims)
         joined = str(memoryview(body)[end:], "utf-8", "surrogatepass")
         strings, start = [], 0
         for length in ints[at:at + 6 + max(n_attrs, 0)]:
@@ -219,13 +236,15 @@ class Spill:
             attrs=None if n_attrs < 0 else tuple(strings[6:]),
             chunk_index=ChunkIndex(**index) if index else None, notes=notes, **arrays)
 
-    def _layout(self, arrays: list[tuple[str, np.ndarray]]) -> int:
-        key = _key(arrays)
+    def _layout(self, what: tuple, arrays: list[np.ndarray]) -> tuple[int, _Layout]:
+        """The number and layout of ``arrays``, named by ``what`` (a new one if unseen)."""
+        key = (what, tuple(map(_DTYPE, arrays)), tuple(map(_NDIM, arrays)))
         found = self._layout_ids.get(key)
         if found is None:
+            names = _names(what)
             found = self._layout_ids[key] = len(self._layouts)
-            self._layouts.append(_Layout(*key))
-        return found
+            self._layouts.append(_Layout(names, *key[1:]))
+        return found, self._layouts[found]
 
     def _name(self, name: str) -> int:
         found = self._name_ids.get(name)
