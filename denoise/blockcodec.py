@@ -1,8 +1,9 @@
 """A segmented page as bytes and back, without pickle: a JSON header and raw arrays.
 
-``denoise site`` spills waiting pages to disk and its Spark engine ships segmented pages
-between stages; both read back what they wrote, and neither ever unpickles (a pickle
-runs code when loaded). A record is the header's length (8 bytes, little-endian), the
+``denoise site``'s Spark engine ships segmented pages between stages and reads back what
+it wrote, and never unpickles (a pickle runs code when loaded). (The embedded engine's
+spill file, read only by the process that wrote it, has a leaner layout of its own:
+:mod:`denoise.site.spill`.) A record is the header's length (8 bytes, little-endian), the
 header (JSON: the format and its version, the page's fields, the strings, and each
 array's name, dtype and shape), then every array's bytes in header order. Decoding
 checks the format, the version and that the sizes add up, and names what is wrong.

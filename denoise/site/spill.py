@@ -4,14 +4,15 @@ A spilled page is written once and read back by the same process, so its record 
 not describe itself as :mod:`denoise.blockcodec`'s public records do (a JSON header
 naming every array's dtype and shape and every tag name, ~7 us to parse and as much to
 write). Instead the file keeps in memory one *layout* per kind of page it has seen (the
-arrays' names, dtypes and dimensions after the first, the same for every page segmented
+arrays' names, dtypes and numbers of dimensions, the same for every page segmented
 alike) and one table of the tag names of the run, and a record holds numbers only
 besides its arrays and text: a count, that many little-endian int64s (its layout, the
-arrays' lengths, the tag names' numbers, the strings' lengths), then its *keys* (what
+arrays' shapes, the tag names' numbers, the strings' lengths), then its *keys* (what
 the site's method counts of the page to fit, :meth:`SiteMethod.page_keys`, so that
 fitting reads a few hundred bytes of a spilled page, not all of it), then its arrays
-(each padded to 8 bytes: every array read back is aligned) and its strings as one UTF-8
-run. Never pickle: a record is read as numbers, arrays and text.
+(one run per dtype, largest items first, each run padded to 8 bytes: every array read
+back is aligned) and its strings as one UTF-8 run. Never pickle: a record is read as
+numbers, arrays and text.
 """
 
 from __future__ import annotations
