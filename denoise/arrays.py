@@ -65,12 +65,14 @@ class SortedKeys:
 
     The directory holds, for each value of a key's top ``bits`` bits, where such keys
     start; with about one key a bucket, finding a key reads the directory and one or two
-    keys. For well-mixed hashes (phrase hashes) that is 3-4x faster than
+    keys. For well-mixed hashes (phrase hashes) that is ~5x faster than
     ``np.searchsorted`` over a table of 700,000 (two cache misses instead of ~10).
     """
 
     def __init__(self, keys: np.ndarray) -> None:
         keys = np.ascontiguousarray(keys, dtype=np.uint64)
+        if len(keys) > 1 and not (keys[1:] > keys[:-1]).all():
+            raise ValueError("SortedKeys needs distinct keys in ascending order")
         self.keys = keys
         self.bits = int(min(max(len(keys) - 1, 1).bit_length(), _MAX_RADIX_BITS))
         self.shift = 64 - self.bits

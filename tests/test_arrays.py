@@ -67,3 +67,9 @@ def test_sorted_keys_find_what_a_binary_search_finds(size, compiled, monkeypatch
     hit[hit] = keys[expected[hit]] == needles[hit]
     assert found.dtype == np.int64
     assert found.tolist() == np.where(hit, expected, -1).tolist()
+
+
+def test_sorted_keys_refuse_keys_out_of_order():
+    for keys in ([3, 1], [1, 1, 2]):
+        with pytest.raises(ValueError, match="ascending"):
+            SortedKeys(np.array(keys, dtype=np.uint64))
