@@ -76,8 +76,10 @@ class SortedKeys:
         self.keys = keys
         self.bits = int(min(max(len(keys) - 1, 1).bit_length(), _MAX_RADIX_BITS))
         self.shift = 64 - self.bits
-        self.directory = np.searchsorted(keys >> np.uint64(self.shift),
-                                         np.arange(2**self.bits + 1, dtype=np.uint64))
+        buckets = np.bincount((keys >> np.uint64(self.shift)).astype(np.intp),
+                              minlength=2**self.bits)
+        self.directory = np.zeros(2**self.bits + 1, dtype=np.int64)
+        np.cumsum(buckets, out=self.directory[1:])
 
     def positions(self, needles: np.ndarray) -> np.ndarray:
         """Each needle's index in ``keys``, -1 when absent (int64)."""
