@@ -1828,14 +1828,10 @@ def assemble_words(const cnp.int64_t[::1] numbers, const cnp.int64_t[::1] chunk_
         if first[number] < 0 or count[number] < 0 or first[number] + count[number] > rows:
             raise ValueError("a chunk's rows are out of range")
         total += count[number]
-    cdef cnp.uint8_t* state = <cnp.uint8_t*>PyMem_Malloc(total + 1)
-    cdef cnp.int64_t* row_of = <cnp.int64_t*>PyMem_Malloc((total + 1) * sizeof(cnp.int64_t))
-    cdef cnp.int64_t* start_of = <cnp.int64_t*>PyMem_Malloc((total + 1) * sizeof(cnp.int64_t))
-    if state == NULL or row_of == NULL or start_of == NULL:
-        PyMem_Free(state)
-        PyMem_Free(row_of)
-        PyMem_Free(start_of)
-        raise MemoryError()
+    # per token, as numpy scratch arrays (freed with them, whatever is raised below)
+    cdef cnp.uint8_t[::1] state = np.empty(total, dtype=np.uint8)
+    cdef cnp.int64_t[::1] row_of = np.empty(total, dtype=np.int64)
+    cdef cnp.int64_t[::1] start_of = np.empty(total, dtype=np.int64)
     # state bits: 1 word-like, 2 glued to the next token, 4 a line break before it
     cdef bint pending_line = False
     t = 0
@@ -1888,7 +1884,4 @@ def assemble_words(const cnp.int64_t[::1] numbers, const cnp.int64_t[::1] chunk_
         after = t + 1 < total and (state[t + 1] & 1) != 0
         joiner = before and (state[t] & 2) != 0 and after and table[r, 7] != 0
         run += (not joiner) + ((state[t] & 4) != 0)
-    PyMem_Free(state)
-    PyMem_Free(row_of)
-    PyMem_Free(start_of)
     return ids_array, runs_array, stop_array, capitalized_array, upper_array, starts_array, ends_array
