@@ -33,7 +33,7 @@ from denoise.page import Page
 from denoise.reader import Skipped, read_pages
 from denoise.site import METHODS, REASONS, Label, LabeledPage, SiteMethod, SiteStore
 from denoise.site.batch import NotGroupedError, SiteReport, label_sites
-from denoise.site.progress import SiteProgress
+from denoise.site.progress import SiteProgress, forget_interrupted
 from denoise.spark_engine import SparkJobError, spark_session
 from denoise.spark_frame import spark_work
 from denoise.spark_site import label_sites_spark, merge_report
@@ -427,6 +427,8 @@ def _site_on_spark(err: Console, inputs: list[str], *, theta: float, contained: 
                 merge_report(reports.setdefault(item.site, SiteReport(item.site)), item.report)
                 if stream is not None and item.text:
                     stream.write(item.text)
+        if out is not None:
+            forget_interrupted(out)
     except SparkJobError as error:
         _say(err, f"error: {error}")
         raise typer.Exit(1) from None

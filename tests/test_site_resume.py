@@ -300,3 +300,15 @@ def test_an_interrupt_while_saving_keeps_the_run_resumable(inputs, complete, tmp
     result = site([inputs["grouped"], "-o", out, "--resume", "--jobs", "1"])
     assert result.exit_code == 0, result.output
     assert out.read_bytes() == complete["grouped"][0]
+
+
+@pytest.mark.spark
+def test_a_spark_run_replaces_an_interrupted_one(spark, inputs, complete, tmp_path,
+                                                 monkeypatch):
+    out = tmp_path / "blocks.jsonl"
+    interrupted_run(monkeypatch, inputs["interleaved"], out, 2, "--json")
+    result = site([inputs["interleaved"], "-o", out, "--json", "--engine", "spark"])
+    assert result.exit_code == 0, result.output
+    assert out.read_bytes() == complete["interleaved"][0]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["blocks.jsonl"]
+    assert site([inputs["interleaved"], "-o", out, "--json", "--resume"]).exit_code == 2

@@ -173,6 +173,15 @@ class SiteProgress:
                 path.unlink(missing_ok=True)
 
 
+def forget_interrupted(path: Path) -> None:
+    """Remove ``PATH.partial`` and ``PATH.progress`` of an interrupted run, once a run
+    that does not resume (``--engine spark``) has written ``PATH`` whole: as a new
+    embedded run replaces them, so a later ``--resume`` cannot continue the old run."""
+    for leftover in (path.with_name(path.name + ".partial"),
+                     path.with_name(path.name + ".progress")):
+        leftover.unlink(missing_ok=True)
+
+
 def _whole(line: bytes) -> object:
     """A whole JSON line's value; None for a line cut short or garbled."""
     if not line.endswith(b"\n"):
