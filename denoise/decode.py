@@ -31,6 +31,11 @@ _META_CHARSET = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?\s*([a-zA-Z0-9_.:-]
 _HEADER_CHARSET = re.compile(r"""charset\s*=\s*["']?([a-zA-Z0-9_.:-]+)""", re.I)
 _TAG = re.compile(r"<\s*[a-zA-Z!?/]")
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0e-\x1f\x7f]")
+#: The bytes of :data:`_CONTROL`'s characters, for a quick look at raw bytes first.
+_CONTROL_BYTES = bytes([*range(0x00, 0x09), 0x0B, *range(0x0E, 0x20), 0x7F])
+#: Codecs that read every byte below 0x80 as that ASCII character and use none of them
+#: inside another character: their text holds a control character where its bytes do.
+_ASCII_TRANSPARENT = frozenset({"utf-8", "cp1252"})
 _WAYBACK_TOOLBAR = re.compile(
     r"<!--\s*BEGIN WAYBACK TOOLBAR INSERT\s*-->.*?<!--\s*END WAYBACK TOOLBAR INSERT\s*-->",
     re.S | re.I,
@@ -70,26 +75,54 @@ def decode_html(
     Rejects empty, oversized, binary and tag-less input; strips the Wayback Machine
     toolbar and control characters that the HTML parser would choke on.
     """
+    _check_size(data, source, max_bytes)
+    text, codec = _decode(data, header_charset)
+    return _cleaned(text, source, data if codec in _ASCII_TRANSPARENT else None)
+
+
+def clean_text(html: str, source: str, *, max_bytes: int = DEFAULT_MAX_BYTES) -> str:
+    """Page text that is already decoded (JSON lines), checked and cleaned as
+    :func:`decode_html` does its UTF-8 bytes, without decoding them again."""
+    try:
+        data = html.encode("utf-8")
+    except UnicodeEncodeError:  # lone surrogates: decode_html reads them as "?"
+        return decode_html(html.encode("utf-8", errors="replace"), source,
+                           header_charset="utf-8", max_bytes=max_bytes)
+    _check_size(data, source, max_bytes)
+    if data.startswith(codecs.BOM_UTF8):  # decode_html drops a byte-order mark
+        html = html[1:]
+    return _cleaned(html, source, data)
+
+
+def _check_size(data: bytes, source: str, max_bytes: int) -> None:
     if len(data) > max_bytes:
         raise PageError(
             source, f"too large: {len(data):,} bytes (limit {max_bytes:,}; see --max-bytes)"
         )
-    if not data.strip():
+    if not data or data.isspace():
         raise PageError(source, "empty file")
-    text = _decode(data, header_charset)
+
+
+def _cleaned(text: str, source: str, data: bytes | None) -> str:
+    """``text`` checked for HTML and cleaned; ``data``, when given, are bytes that hold a
+    control character where ``text`` does (its bytes in an ASCII-transparent codec), and
+    are looked at first: the bytes' scan is ~5x faster than the text's."""
     head = text[:4096]
     if "\x00" in head or head.count("\ufffd") > 64:
         raise PageError(source, "binary data, not HTML")
     if not _TAG.search(text, 0, 65536):
         raise PageError(source, "no HTML tags: not an HTML page")
     text = _WAYBACK_TOOLBAR.sub("", text)
+    if data is not None and len(data.translate(None, _CONTROL_BYTES)) == len(data):
+        return text
     return _CONTROL.sub("", text)
 
 
-def _decode(data: bytes, header_charset: str | None = None) -> str:
+def _decode(data: bytes, header_charset: str | None = None) -> tuple[str, str]:
+    """The text, and the codec that read it."""
     for bom, name in _BOMS:
         if data.startswith(bom):
-            return data[len(bom):].decode(name, errors="replace")
+            return data[len(bom):].decode(name, errors="replace"), name
     declared = _codec(header_charset)
     if declared is None:
         match = _META_CHARSET.search(data[:4096])
@@ -101,7 +134,7 @@ def _decode(data: bytes, header_charset: str | None = None) -> str:
         if name is None:
             continue
         try:
-            return data.decode(name)
+            return data.decode(name), name
         except (UnicodeDecodeError, LookupError):
             continue
-    return data.decode("cp1252", errors="replace")
+    return data.decode("cp1252", errors="replace"), "cp1252"

@@ -41,7 +41,7 @@ from typing import BinaryIO
 from warcio.archiveiterator import ArchiveIterator
 from warcio.recordloader import ArcWarcRecord
 
-from denoise.decode import DEFAULT_MAX_BYTES, charset_from_header, decode_html
+from denoise.decode import DEFAULT_MAX_BYTES, charset_from_header, clean_text, decode_html
 from denoise.errors import PageError
 from denoise.page import Page, site_of
 
@@ -594,11 +594,8 @@ def _jsonl_item(line: bytes, where: str, site: str | None, max_bytes: int) -> Pa
     given_id = entry.get("id")
     page_id = str(given_id) if given_id not in (None, "") else url or where
     try:
-        # The text is already decoded: UTF-8 in, UTF-8 out, whatever a <meta> says.
-        text = decode_html(
-            html.encode("utf-8", errors="replace"), where, header_charset="utf-8",
-            max_bytes=max_bytes,
-        )
+        # The text is already decoded: it stays as it is, whatever a <meta> says.
+        text = clean_text(html, where, max_bytes=max_bytes)
     except PageError as error:
         return Skipped(where, error.reason)
     return Page(id=page_id, html=text, url=url, site=site or _site_of(url))

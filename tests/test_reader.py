@@ -16,7 +16,8 @@ import pytest
 from warcio.statusandheaders import StatusAndHeaders
 from warcio.warcwriter import WARCWriter
 
-from denoise.decode import decode_html
+from denoise.decode import clean_text, decode_html
+from denoise.errors import PageError
 from denoise.html import parse_html
 from denoise.page import Page
 from denoise.reader import Skipped, read_pages
@@ -524,6 +525,34 @@ def test_decode_strips_wayback_toolbar_and_control_characters():
     text = decode_html(data, "x")
     assert "Wayback" not in text
     assert "<p>Real text</p>" in text
+
+
+@pytest.mark.parametrize("codec", ["utf-8", "utf-16", "cp1252", "latin-1", "cp500"])
+def test_control_characters_go_in_every_codec(codec):
+    # the quick look at the bytes first is for codecs whose bytes show the controls
+    # (EBCDIC's cp500 writes the bell, \x07, as "/")
+    for control in "\x01\x07\x0b\x1f\x7f":
+        page = f"<html><body><p>Caf\u00e9{control} cr\u00e8me</p></body></html>"
+        text = decode_html(page.encode(codec), "x", header_charset=codec)
+        assert "<p>Caf\u00e9 cr\u00e8me</p>" in text, (codec, control)
+
+
+@pytest.mark.parametrize("page", [
+    "<p>plain</p>", "\ufeff<p>after a byte-order mark</p>", "<p>a\x00b\x1fc\x7f</p>",
+    "<p>lone \ud800 surrogate</p>", "<p>é\r\n\t\x0c</p>\u2028",
+    "<!-- BEGIN WAYBACK TOOLBAR INSERT -->x<!-- END WAYBACK TOOLBAR INSERT --><b>y</b>",
+    " \n\t", "", "no tags at all", "\x00" * 10 + "<p>binary</p>", "<p>" + "x" * 300 + "</p>",
+])
+def test_clean_text_is_decode_html_of_its_utf8(page):
+    """JSON lines' text skips decoding, with decode_html's result or error."""
+    def outcome(read):
+        try:
+            return read()
+        except PageError as error:
+            return error.reason
+    assert outcome(lambda: clean_text(page, "x", max_bytes=200)) == outcome(
+        lambda: decode_html(page.encode("utf-8", errors="replace"), "x",
+                            header_charset="utf-8", max_bytes=200))
 
 
 def test_wayback_toolbar_stripped_through_read_pages(tmp_path):
