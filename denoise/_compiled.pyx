@@ -1885,3 +1885,76 @@ def assemble_words(const cnp.int64_t[::1] numbers, const cnp.int64_t[::1] chunk_
         joiner = before and (state[t] & 2) != 0 and after and table[r, 7] != 0
         run += (not joiner) + ((state[t] & 4) != 0)
     return ids_array, runs_array, stop_array, capitalized_array, upper_array, starts_array, ends_array
+
+
+# --- kwx.affixes: a chunk's token cuts from its shape ------------------------------------
+
+cdef extern from "Python.h":
+    object PyUnicode_FromKindAndData(int kind, const void* buffer, Py_ssize_t size)
+
+DEF _MAX_SHAPED = 64  # at least kwx.affixes.MAX_CHARS
+
+
+def shape_cuts(str chunk, dict shapes, specials, Py_ssize_t max_chars):
+    """``kwx.affixes.ShapeCuts.cuts`` in one pass (``shapes`` and ``specials`` are its
+    own): the shape of ``chunk`` (ASCII letters written x / X, a possessive's "s" kept,
+    runs of one case cut to two), its known cuts, None when the chunk holds a digit, "$"
+    or "°", is longer than ``max_chars``, has an unknown or refused shape, or holds a
+    special case at one of its shape's places. ``tests/test_affixes.py`` compares it
+    with the Python steps."""
+    cdef Py_ssize_t n = len(chunk), i, j, k = 0, segments = 0
+    cdef int kind = PyUnicode_KIND(chunk)
+    cdef void* data = PyUnicode_DATA(chunk)
+    cdef Py_UCS4 c, last = 0
+    cdef Py_UCS4 written[_MAX_SHAPED]
+    cdef Py_UCS4 key[_MAX_SHAPED]
+    cdef Py_ssize_t at[_MAX_SHAPED + 1]
+    cdef int run = 0
+    if n > max_chars or max_chars > _MAX_SHAPED:
+        return None
+    for i in range(n):
+        c = PyUnicode_READ(kind, data, i)
+        if (48 <= c <= 57) or c == 36 or c == 0xB0:  # a digit, "$", "°"
+            return None
+        written[i] = 120 if 97 <= c <= 122 else (88 if 65 <= c <= 90 else c)  # x, X
+    i = 0
+    while i + 1 < n:  # a possessive: ' or ’ then s or S, left to right, not overlapping
+        c = PyUnicode_READ(kind, data, i)
+        if (c == 39 or c == 0x2019) and PyUnicode_READ(kind, data, i + 1) in (115, 83):
+            written[i + 1] = PyUnicode_READ(kind, data, i + 1)
+            i += 2
+        else:
+            i += 1
+    for i in range(n):  # a run of x (or X) keeps its first two
+        c = written[i]
+        run = run + 1 if (c == last and (c == 120 or c == 88)) else 1
+        last = c
+        if run <= 2:
+            key[k] = c
+            k += 1
+    known = shapes.get(PyUnicode_FromKindAndData(4, key, k))  # 4: PyUnicode_4BYTE_KIND
+    if known is None:
+        return None
+    cuts, places = known
+    i = 0
+    while i < n:  # segments: a run of x, a run of X, or any other character
+        at[segments] = i
+        segments += 1
+        c = written[i]
+        j = i + 1
+        if c == 120 or c == 88:
+            while j < n and written[j] == c:
+                j += 1
+        i = j
+    at[segments] = n
+    for a, b in places:
+        if a > segments or b > segments:
+            raise ValueError("a shape's place is past the chunk's segments")
+        if PyUnicode_Substring(chunk, at[a], at[b]) in specials:
+            return None
+    found = []
+    for a, b in cuts:
+        if a > segments or b > segments:
+            raise ValueError("a shape's cut is past the chunk's segments")
+        found.append((at[a], at[b]))
+    return tuple(found)

@@ -179,6 +179,18 @@ def test_chunks_the_shapes_cannot_speak_for_go_to_spacy():
     assert off.cuts("other,") is None
 
 
+@pytest.mark.skipif(affixes._compiled is None, reason="the compiled extension is not built")
+def test_the_compiled_cuts_are_the_python_steps():
+    shapes = _learnt([*generated_chunks(3, 6000), "Ab's,", "ab\u2019S.", "(\U0001f600x)"])
+    later = [
+        *generated_chunks(4, 6000), "", "x" * 60 + ",", "x" * 61 + ",", "Cd's,",
+        "cd\u2019S.", "cd's's", "'s", "(\U0001f600y)", "(10)", "a$.",
+        "\u00b0C,", "e.g.", "Word,", "WORD,", "wORd,"]
+    found = [shapes.cuts(chunk) for chunk in later]
+    assert found == [shapes.cuts_python(chunk) for chunk in later]
+    assert sum(cuts is not None for cuts in found) > 2000
+
+
 def test_the_chunk_cache_rows_of_shaped_chunks_are_spacys_rows(monkeypatch):
     cache = module._ChunkTokens(10**6)
     monkeypatch.setattr(module, "_chunk_tokens", lambda: cache)
