@@ -1898,24 +1898,35 @@ DEF _MAX_SHAPED = 64  # at least kwx.affixes.MAX_CHARS
 def shape_cuts(str chunk, dict shapes, specials, Py_ssize_t max_chars):
     """``kwx.affixes.ShapeCuts.cuts`` in one pass (``shapes`` and ``specials`` are its
     own): the shape of ``chunk`` (ASCII letters written x / X, a possessive's "s" kept,
-    runs of one case cut to two), its known cuts, None when the chunk holds a digit, "$"
-    or "°", is longer than ``max_chars``, has an unknown or refused shape, or holds a
-    special case at one of its shape's places. ``tests/test_affixes.py`` compares it
+    runs of one case cut to two; with a digit, "$" or "°", its digits written 0 and the
+    rest as it is), its known cuts; None when the chunk is longer than ``max_chars``,
+    has a digit and three dots, has an unknown or refused shape, or holds a special
+    case at one of its shape's places. ``tests/test_affixes.py`` compares it
     with the Python steps."""
-    cdef Py_ssize_t n = len(chunk), i, j, k = 0, segments = 0
+    cdef Py_ssize_t n = len(chunk), i, k = 0
     cdef int kind = PyUnicode_KIND(chunk)
     cdef void* data = PyUnicode_DATA(chunk)
     cdef Py_UCS4 c, last = 0
     cdef Py_UCS4 written[_MAX_SHAPED]
     cdef Py_UCS4 key[_MAX_SHAPED]
-    cdef Py_ssize_t at[_MAX_SHAPED + 1]
-    cdef int run = 0
+    cdef int run = 0, dots = 0
+    cdef bint numeric = False
     if n > max_chars or max_chars > _MAX_SHAPED:
         return None
     for i in range(n):
         c = PyUnicode_READ(kind, data, i)
-        if (48 <= c <= 57) or c == 36 or c == 0xB0:  # a digit, "$", "°"
+        numeric = numeric or (48 <= c <= 57) or c == 36 or c == 0xB0  # a digit, "$", "°"
+        dots += c == 46
+    if numeric:  # digits written 0, the rest as it is
+        if dots >= 3:
             return None
+        for i in range(n):
+            c = PyUnicode_READ(kind, data, i)
+            written[i] = key[i] = 48 if 48 <= c <= 57 else c
+        return _known_cuts(chunk, written, n, shapes.get(
+            PyUnicode_FromKindAndData(4, key, n)), specials)  # 4: PyUnicode_4BYTE_KIND
+    for i in range(n):
+        c = PyUnicode_READ(kind, data, i)
         written[i] = 120 if 97 <= c <= 122 else (88 if 65 <= c <= 90 else c)  # x, X
     i = 0
     while i + 1 < n:  # a possessive: ' or ’ then s or S, left to right, not overlapping
@@ -1932,11 +1943,19 @@ def shape_cuts(str chunk, dict shapes, specials, Py_ssize_t max_chars):
         if run <= 2:
             key[k] = c
             k += 1
-    known = shapes.get(PyUnicode_FromKindAndData(4, key, k))  # 4: PyUnicode_4BYTE_KIND
+    return _known_cuts(chunk, written, n, shapes.get(PyUnicode_FromKindAndData(4, key, k)),
+                       specials)
+
+
+cdef object _known_cuts(str chunk, Py_UCS4* written, Py_ssize_t n, object known, specials):
+    """The cuts of a shape ``known`` (cuts and places in segments, or None) in ``chunk``,
+    written out as ``written``; None when a place holds a special case."""
+    cdef Py_ssize_t at[_MAX_SHAPED + 1]
+    cdef Py_ssize_t i = 0, j, segments = 0
+    cdef Py_UCS4 c
     if known is None:
         return None
     cuts, places = known
-    i = 0
     while i < n:  # segments: a run of x, a run of X, or any other character
         at[segments] = i
         segments += 1

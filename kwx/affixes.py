@@ -13,11 +13,19 @@ So two chunks of at most 60 characters, without a digit, ``$`` or ``°``, that a
 same once every ASCII letter is written ``x`` (lower case) or ``X`` (upper case), the
 "s" of a possessive kept, and every run of three or more letters of one case cut to
 two, get the same answer from every expression: their *shape* decides the cuts,
-unless a special case ("e.g.", ":)") takes part. A shape's cuts are learnt from the
-first chunk of that shape spaCy tokenizes, with every place where spaCy may look a
-substring up among the special cases on the way (:func:`_lookup_places`); a chunk
-whose substring at one of those places is a special case goes to spaCy, and so does a
-shape whose first chunk held one.
+unless a special case ("e.g.", ":)") takes part.
+
+Chunks with a digit, ``$`` or ``°`` have another shape: each ASCII digit written
+``0``, every other character as it is, when they hold fewer than three dots
+("(2019),", "QSDPZ-5326", "27-inch"). The prefix, suffix and infix expressions read
+ASCII digits only as a class of all ten; the URL pattern reads them one by one only
+in IP addresses (three dots) and counts them in ports (the shape keeps the length).
+Such a shape holds a 0, ``$`` or ``°``, which no shape of the first kind does.
+
+A shape's cuts are learnt from the first chunk of that shape spaCy tokenizes, with
+every place where spaCy may look a substring up among the special cases on the way
+(:func:`_lookup_places`); a chunk whose substring at one of those places is a special
+case goes to spaCy, and so does a shape whose first chunk held one.
 
 The argument holds for the expressions it was checked on: :data:`CHECKED_RULES` is a
 digest of them, and another spaCy whose expressions differ gets no shapes (every new
@@ -41,8 +49,10 @@ except ImportError:  # the compiled extension is optional
 #: Digest of the expressions and options the shape argument was checked for (spaCy
 #: 3.8's English: prefix, suffix and infix patterns, URL pattern, no token_match).
 CHECKED_RULES = "bf39835f2a2bc0118c8ecf5c5481a9b0bfe0c69804197695a76af5c376164463"
-#: Characters whose chunks are never shaped: the expressions read letters near them.
-_UNSHAPED = re.compile(r"[0-9$\u00b0]")
+#: Characters near which the expressions read letters as written: their chunks keep
+#: their letters in their shape, and only their digits are written 0.
+_NUMERIC = re.compile(r"[0-9$\u00b0]")
+_DIGITS = str.maketrans(dict.fromkeys("0123456789", "0"))
 _LETTERS = str.maketrans({**{c: "x" for c in "abcdefghijklmnopqrstuvwxyz"},
                           **{c: "X" for c in "ABCDEFGHIJKLMNOPQRSTUVWXYZ"}})
 #: The letter of a possessive ("'s"), which the suffixes read as written.
@@ -76,11 +86,16 @@ def rules_digest(tokenizer: object) -> str:
 
 
 def shape(chunk: str) -> tuple[str, str] | None:
-    """The chunk's shape, and the chunk with its letters written x / X (the same
-    length, possessives' "s" kept); None when the chunk holds a character near which
-    the expressions read letters, or is too long."""
-    if len(chunk) > MAX_CHARS or _UNSHAPED.search(chunk):
+    """The chunk's shape, and the chunk written out (the same length): its letters x /
+    X (possessives' "s" kept), or, with a digit, ``$`` or ``°``, its digits 0 (see the
+    module docstring); None when the chunk is too long, or has a digit and three dots."""
+    if len(chunk) > MAX_CHARS:
         return None
+    if _NUMERIC.search(chunk):
+        if chunk.count(".") >= 3:  # an IP address, whose digits the URL pattern reads
+            return None
+        written = chunk.translate(_DIGITS)
+        return written, written
     written = chunk.translate(_LETTERS)
     if "'" in chunk or "\u2019" in chunk:
         for match in _POSSESSIVE.finditer(chunk):
@@ -168,8 +183,8 @@ def _lookup_places(chunk: str, cuts: Cuts) -> Cuts:
     or a suffix it found, and (its matcher) runs of tokens: each is a run of adjacent
     tokens of the result, except when a prefix and a suffix overlap, where it looks up
     the part less the suffix, which ends inside the prefix. A prefix holds no ASCII
-    letter here (only currencies like "US$" do, and chunks with "$" are not shaped), so
-    the places inside every token without an ASCII letter are added too. A special
+    letter here (only currencies like "US$" do, whose chunk's shape keeps its
+    letters), so the places inside every token without an ASCII letter are added too. A special
     case found at any of these places would have cut the chunk at the place's ends, so
     none of them being one means none took part.
     """

@@ -125,6 +125,73 @@ def test_the_expressions_read_ascii_letters_only_by_case_away_from_digits_dollar
     assert checked >= 5  # the units, currencies and possessives were found
 
 
+_DIGITS = set(range(48, 58))
+
+
+def _reads_digits(op, av) -> bool:
+    """A digit as written, or a class with some ASCII digits but not all."""
+    if op in (sre_constants.LITERAL, sre_constants.NOT_LITERAL):
+        return av in _DIGITS
+    if op is sre_constants.IN:
+        members = _members(av)
+        return bool(members & _DIGITS) and not members >= _DIGITS
+    return False
+
+
+def test_the_affix_expressions_read_ascii_digits_only_as_a_class():
+    tokenizer = module.tokenizer()
+    for search in (tokenizer.prefix_search, tokenizer.suffix_search,
+                   tokenizer.infix_finditer):
+        pattern = search.__self__
+        assert not _walk(sre_parse.parse(pattern.pattern, pattern.flags), _reads_digits)
+    url = tokenizer.url_match.__self__
+    assert _walk(sre_parse.parse(url.pattern, url.flags), _reads_digits)  # IPs, ports
+
+
+def test_numbers_are_shaped_unless_an_ip_address_may_be_in_them():
+    """The URL pattern reads digits one by one only in IP addresses (three dots): there
+    the shape could not tell "1.2.3.4/5-6" (a URL, one token) from "0.2.3.4/5-6"."""
+    same_shape = ["1.2.3.4/5-6", "0.2.3.4/5-6"]
+    assert spacy_cuts(same_shape) == [((0, 11),), ((0, 9), (9, 10), (10, 11))]
+    assert [affixes.shape(chunk) for chunk in same_shape] == [None, None]
+    for chunk, written in [("1.2.3", "0.0.0"), ("Ab1.io:80,", "Ab0.io:00,"),
+                           ("27-inch", "00-inch"), ("US$", "US$"), ("\u00b0F.", "\u00b0F."),
+                           ("(\u0663.5)", "(\u0663.0)")]:  # an Arabic-Indic digit stays
+        assert affixes.shape(chunk) == (written, written)
+
+
+NUMERIC_PIECES = [*".,;:!?()[]{}<>\"'-/&_#*%=+@~^|`\\", "...", "--", "$", "\u00a0",
+                  "\u201c", "\u2019", "\u20ac", "\u00b0", ":)", ":3", "<3", "8)", "0.0",
+                  "0_0", "1a.m.", "km", "kg", "x", "K", "inch", "io", "com", "www.", "http://",
+                  "v", "QSDPZ", "\u00e9t\u00e9", "\u0436", "C$", "US$", "\u00b0F", "\u00bd"]
+
+
+def numeric_chunks(seed: int, count: int) -> list[str]:
+    """Numbers glued to punctuation, a few to letters or specials."""
+    rng = random.Random(seed)
+    chunks = []
+    while len(chunks) < count:
+        pieces = [rng.choice(NUMERIC_PIECES) if rng.random() < 0.5 else
+                  str(rng.randrange(10 ** rng.randrange(1, 6)))
+                  for _ in range(rng.choice([1, 2, 2, 3, 3, 4, 5]))]
+        chunk = "".join(pieces)
+        if not any(c.isspace() for c in chunk):
+            chunks.append(chunk)
+    return chunks
+
+
+def test_cuts_of_shaped_numbers_are_spacys_cuts():
+    shapes = _learnt(numeric_chunks(1, 8000))
+    later = numeric_chunks(2, 8000)
+    found = [shapes.cuts(chunk) for chunk in later]
+    for chunk, cuts, exact in zip(later, found, spacy_cuts(later), strict=True):
+        assert cuts is None or cuts == exact, chunk
+    assert sum(cuts is not None for cuts in found) > 3000
+    assert sum(cuts is not None and len(cuts) > 1 for cuts in found) > 800
+    if affixes._compiled is not None:
+        assert found == [shapes.cuts_python(chunk) for chunk in later]
+
+
 def _learnt(chunks: list[str]) -> affixes.ShapeCuts:
     shapes = affixes.ShapeCuts(module.tokenizer(), module._exceptions())
     for chunk, cuts in zip(chunks, spacy_cuts(chunks), strict=True):
