@@ -1900,8 +1900,9 @@ def shape_cuts(str chunk, dict shapes, specials, Py_ssize_t max_chars):
     own): the shape of ``chunk`` (ASCII letters written x / X, a possessive's "s" kept,
     runs of one case cut to two; with a digit, "$" or "°", its digits written 0 and the
     rest as it is), its known cuts; None when the chunk is longer than ``max_chars``,
-    has a digit and three dots, has an unknown or refused shape, or holds a special
-    case at one of its shape's places. ``tests/test_affixes.py`` compares it
+    has a digit, "$" or "°" with a letter, a character from U+00A1 on or three dots,
+    has an unknown or refused shape, or holds a special case at one of its shape's
+    places. ``tests/test_affixes.py`` compares it
     with the Python steps."""
     cdef Py_ssize_t n = len(chunk), i, k = 0
     cdef int kind = PyUnicode_KIND(chunk)
@@ -1910,15 +1911,17 @@ def shape_cuts(str chunk, dict shapes, specials, Py_ssize_t max_chars):
     cdef Py_UCS4 written[_MAX_SHAPED]
     cdef Py_UCS4 key[_MAX_SHAPED]
     cdef int run = 0, dots = 0
-    cdef bint numeric = False
+    cdef bint numeric = False, letters = False, wide = False
     if n > max_chars or max_chars > _MAX_SHAPED:
         return None
     for i in range(n):
         c = PyUnicode_READ(kind, data, i)
         numeric = numeric or (48 <= c <= 57) or c == 36 or c == 0xB0  # a digit, "$", "°"
+        letters = letters or (97 <= c <= 122) or (65 <= c <= 90)
+        wide = wide or c >= 0xA1
         dots += c == 46
-    if numeric:  # digits written 0, the rest as it is
-        if dots >= 3:
+    if numeric:  # without letters: digits written 0, the rest as it is
+        if letters or wide or dots >= 3:
             return None
         for i in range(n):
             c = PyUnicode_READ(kind, data, i)
@@ -1977,3 +1980,74 @@ cdef object _known_cuts(str chunk, Py_UCS4* written, Py_ssize_t n, object known,
             raise ValueError("a shape's cut is past the chunk's segments")
         found.append((at[a], at[b]))
     return tuple(found)
+
+
+# --- kwx.text: token rows of ASCII tokens -------------------------------------------------
+
+cdef extern from "Python.h":
+    bint PyUnicode_IS_ASCII(object text)
+
+# ASCII characters of Unicode category P* (spaCy's is_punct), and str.isspace's
+cdef bytes _PUNCT_ASCII = b"!\"#%&'()*,-./:;?@[\\]_{}"
+cdef bytes _SPACE_ASCII = b"\t\n\x0b\x0c\r\x1c\x1d\x1e\x1f "
+
+
+def ascii_token_rows(list tokens, stops, get_id):
+    """kwx.text's token rows (11 columns: id, punct, space, stop, title, upper, letter or
+    digit, joiner, offset 0, length, no space after) of the ASCII tokens among
+    ``tokens``, what spaCy's English lexeme getters give (``stops``: its stop words;
+    ``get_id``: ``spacy.strings.get_string_id``); and the indices of the others, whose
+    rows are left 0 for the Python getters."""
+    cdef Py_ssize_t n = len(tokens), t, i, length
+    cdef const unsigned char* s
+    cdef unsigned char c
+    cdef bint punct, space, upper_seen, lower_seen, title, after_cased, alnum
+    cdef unsigned char punct_table[128]
+    cdef unsigned char space_table[128]
+    cdef Py_UCS1* low
+    rows_array = np.zeros((n, 11), dtype=np.uint64)
+    cdef cnp.uint64_t[:, ::1] rows = rows_array
+    memset(punct_table, 0, 128)
+    memset(space_table, 0, 128)
+    for i in range(len(_PUNCT_ASCII)):
+        punct_table[<unsigned char>_PUNCT_ASCII[i]] = 1
+    for i in range(len(_SPACE_ASCII)):
+        space_table[<unsigned char>_SPACE_ASCII[i]] = 1
+    others = []
+    for t in range(n):
+        token = tokens[t]
+        if not PyUnicode_IS_ASCII(token):
+            others.append(t)
+            continue
+        length = len(<str>token)
+        s = PyUnicode_1BYTE_DATA(token)
+        lowered = PyUnicode_New(length, 127)  # filled below, before anyone sees it
+        low = PyUnicode_1BYTE_DATA(lowered)
+        punct, space = True, length > 0  # as spaCy's is_punct and str.isspace say of ""
+        upper_seen = lower_seen = after_cased = alnum = False
+        title = True
+        for i in range(length):
+            c = s[i]
+            punct = punct and punct_table[c]
+            space = space and space_table[c]
+            if 65 <= c <= 90:  # str.istitle: upper case only after an uncased character
+                title = title and not after_cased
+                upper_seen = after_cased = alnum = True
+                c += 32
+            elif 97 <= c <= 122:  # and lower case only after a cased one
+                title = title and after_cased
+                lower_seen = after_cased = alnum = True
+            else:
+                after_cased = False
+                alnum = alnum or (48 <= c <= 57)
+            low[i] = c
+        rows[t, 0] = get_id(lowered)
+        rows[t, 1] = punct
+        rows[t, 2] = space
+        rows[t, 3] = lowered in stops
+        rows[t, 4] = title and (upper_seen or lower_seen)
+        rows[t, 5] = upper_seen and not lower_seen
+        rows[t, 6] = alnum
+        rows[t, 7] = length == 1 and (s[0] == 45 or s[0] == 47 or s[0] == 38 or s[0] == 39)
+        rows[t, 9] = length
+    return rows_array, others

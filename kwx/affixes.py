@@ -15,12 +15,15 @@ same once every ASCII letter is written ``x`` (lower case) or ``X`` (upper case)
 two, get the same answer from every expression: their *shape* decides the cuts,
 unless a special case ("e.g.", ":)") takes part.
 
-Chunks with a digit, ``$`` or ``°`` have another shape: each ASCII digit written
-``0``, every other character as it is, when they hold fewer than three dots
-("(2019),", "QSDPZ-5326", "27-inch"). The prefix, suffix and infix expressions read
-ASCII digits only as a class of all ten; the URL pattern reads them one by one only
-in IP addresses (three dots) and counts them in ports (the shape keeps the length).
-Such a shape holds a 0, ``$`` or ``°``, which no shape of the first kind does.
+Chunks with a digit, ``$`` or ``°`` have another shape when they hold no ASCII
+letter, no character from U+00A1 on and fewer than three dots ("(2019),", "12:30",
+"$5.99"): each ASCII digit written ``0``, every other character as it is. The prefix,
+suffix and infix expressions read ASCII digits only as a class of all ten; the URL
+pattern reads them one by one only in IP addresses (three dots) and counts them in
+ports (the shape keeps the length). Such a shape holds a 0 or ``$``, which no shape
+of the first kind does. Chunks with letters too ("QSDPZ-5326") would need their
+letters as written in their shape: on a crawl nearly every one would be a shape of its
+own, filling the shapes' table for nothing (measured: 15% more time at 100,000 pages).
 
 A shape's cuts are learnt from the first chunk of that shape spaCy tokenizes, with
 every place where spaCy may look a substring up among the special cases on the way
@@ -49,10 +52,12 @@ except ImportError:  # the compiled extension is optional
 #: Digest of the expressions and options the shape argument was checked for (spaCy
 #: 3.8's English: prefix, suffix and infix patterns, URL pattern, no token_match).
 CHECKED_RULES = "bf39835f2a2bc0118c8ecf5c5481a9b0bfe0c69804197695a76af5c376164463"
-#: Characters near which the expressions read letters as written: their chunks keep
-#: their letters in their shape, and only their digits are written 0.
+#: Characters near which the expressions read letters as written: their chunks are
+#: shaped only without letters, their digits written 0.
 _NUMERIC = re.compile(r"[0-9$\u00b0]")
 _DIGITS = str.maketrans(dict.fromkeys("0123456789", "0"))
+#: The first character past ASCII letters that a word (or a URL's domain) may hold.
+_WIDE = "\u00a1"
 _LETTERS = str.maketrans({**{c: "x" for c in "abcdefghijklmnopqrstuvwxyz"},
                           **{c: "X" for c in "ABCDEFGHIJKLMNOPQRSTUVWXYZ"}})
 #: The letter of a possessive ("'s"), which the suffixes read as written.
@@ -88,11 +93,12 @@ def rules_digest(tokenizer: object) -> str:
 def shape(chunk: str) -> tuple[str, str] | None:
     """The chunk's shape, and the chunk written out (the same length): its letters x /
     X (possessives' "s" kept), or, with a digit, ``$`` or ``°``, its digits 0 (see the
-    module docstring); None when the chunk is too long, or has a digit and three dots."""
+    module docstring); None when the chunk is too long, or has a digit, ``$`` or ``°``
+    and a letter, a character from U+00A1 on or three dots (an IP address)."""
     if len(chunk) > MAX_CHARS:
         return None
     if _NUMERIC.search(chunk):
-        if chunk.count(".") >= 3:  # an IP address, whose digits the URL pattern reads
+        if _ASCII_LETTER.search(chunk) or max(chunk) >= _WIDE or chunk.count(".") >= 3:
             return None
         written = chunk.translate(_DIGITS)
         return written, written
@@ -153,7 +159,12 @@ class ShapeCuts:
 
     def learn(self, chunk: str, spacy_cuts: Cuts) -> None:
         """Keep spaCy's cuts of ``chunk`` for its shape, unless a special case took
-        part in them."""
+        part in them that another chunk of the shape may lack.
+
+        A special case that is one whole token of the cuts and that the shape writes as
+        it is (an apostrophe token, "'"), is at the same place in every chunk of the
+        shape and does the same there: the shape keeps it, and its place is not looked
+        at again."""
         if not self.enabled:
             return
         shaped = shape(chunk)
@@ -166,11 +177,14 @@ class ShapeCuts:
         if len(spacy_cuts) > MAX_TOKENS:
             return
         places = _lookup_places(chunk, spacy_cuts)
-        if any(chunk[a:b] in self.specials for a, b in places):
+        special = [(a, b) for a, b in places if chunk[a:b] in self.specials]
+        if any((a, b) not in spacy_cuts or written[a:b] != chunk[a:b] for a, b in special):
             return
+        places = tuple(place for place in places if place not in special)
         segment = {start: number for number, start in enumerate(_segment_starts(written))}
-        if all(a in segment and b in segment for a, b in places):  # else a cut inside a
-            self.shapes[key] = (  # run of letters: the shape cannot tell where
+        # a cut or place inside a run of letters: the shape cannot tell where
+        if all(a in segment and b in segment for a, b in (*places, *spacy_cuts)):
+            self.shapes[key] = (
                 tuple((segment[a], segment[b]) for a, b in spacy_cuts),
                 tuple((segment[a], segment[b]) for a, b in places))
 
@@ -183,10 +197,10 @@ def _lookup_places(chunk: str, cuts: Cuts) -> Cuts:
     or a suffix it found, and (its matcher) runs of tokens: each is a run of adjacent
     tokens of the result, except when a prefix and a suffix overlap, where it looks up
     the part less the suffix, which ends inside the prefix. A prefix holds no ASCII
-    letter here (only currencies like "US$" do, whose chunk's shape keeps its
-    letters), so the places inside every token without an ASCII letter are added too. A special
-    case found at any of these places would have cut the chunk at the place's ends, so
-    none of them being one means none took part.
+    letter here (only currencies like "US$" do, and chunks with "$" are shaped only
+    without letters), so the places inside every token without an ASCII letter are
+    added too. A special case found at any of these places would have cut the chunk at
+    the place's ends, so none of them being one means none took part.
     """
     runs = {(cuts[i][0], cuts[j][1]) for i in range(len(cuts)) for j in range(i, len(cuts))}
     for a, b in cuts:

@@ -389,7 +389,40 @@ def _single_token_rows(chunks: list[str]) -> np.ndarray:
 
 def _lexeme_rows(tokens: list[str]) -> np.ndarray:
     """Rows of tokens at offset 0 with no space after, from the vocabulary's attribute
-    getters (what spaCy would store in a new lexeme)."""
+    getters (what spaCy would store in a new lexeme): compiled for ASCII tokens (4x
+    faster), where they agree with the getters on a probe (:func:`_compiled_rows_agree`)."""
+    if _compiled is not None and _compiled_rows_agree():
+        rows, others = _compiled.ascii_token_rows(tokens, _stop_words(), get_string_id)
+        if others:
+            rows[others] = _getter_rows([tokens[i] for i in others])
+        return rows
+    return _getter_rows(tokens)
+
+
+@cache
+def _stop_words() -> frozenset[str]:
+    from spacy.lang.en import English
+
+    return frozenset(English.Defaults.stop_words)
+
+
+#: ASCII tokens the compiled rows are checked on once: every character, and words of
+#: every case, stop words, symbols ("aux" has a fixed id), joiners, punctuation runs.
+_PROBE = [*map(chr, range(128)), "The", "THE", "the", "tHe", "Th", "T", "A1", "a1B", "1a",
+          "Ab1C", "ABC1", "x-y", "'s", "n't", "--", "...", "e.g.", "U.S.", "I", "aux",
+          "nsubj", " \t", "\x1c\x1f", "Mr.", "\"'", "a_b", "_", "&amp", "also", "Also", "HENCE"]
+
+
+@cache
+def _compiled_rows_agree() -> bool:
+    """Whether the compiled rows of ASCII tokens are the getters' rows on :data:`_PROBE`
+    (another spaCy may read its attributes otherwise: then the getters do it all)."""
+    rows, others = _compiled.ascii_token_rows(_PROBE, _stop_words(), get_string_id)
+    return not others and np.array_equal(rows, _getter_rows(_PROBE))
+
+
+def _getter_rows(tokens: list[str]) -> np.ndarray:
+    """:func:`_lexeme_rows` by the getters themselves."""
     getters = tokenizer().vocab.lex_attr_getters
     lower, punct, space, stop, title, upper = (getters[attr] for attr in _LEXEME_ATTRS)
     lowered = [lower(c) for c in tokens]

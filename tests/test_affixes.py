@@ -154,10 +154,11 @@ def test_numbers_are_shaped_unless_an_ip_address_may_be_in_them():
     same_shape = ["1.2.3.4/5-6", "0.2.3.4/5-6"]
     assert spacy_cuts(same_shape) == [((0, 11),), ((0, 9), (9, 10), (10, 11))]
     assert [affixes.shape(chunk) for chunk in same_shape] == [None, None]
-    for chunk, written in [("1.2.3", "0.0.0"), ("Ab1.io:80,", "Ab0.io:00,"),
-                           ("27-inch", "00-inch"), ("US$", "US$"), ("\u00b0F.", "\u00b0F."),
-                           ("(\u0663.5)", "(\u0663.0)")]:  # an Arabic-Indic digit stays
+    for chunk, written in [("1.2.3", "0.0.0"), ("(2019),", "(0000),"), ("$5.99", "$0.00"),
+                           ("1:2@3.4", "0:0@0.0")]:
         assert affixes.shape(chunk) == (written, written)
+    for chunk in ("Ab1.io:80,", "27-inch", "US$", "\u00b0F.", "(\u0663.5)", "5\u20ac"):
+        assert affixes.shape(chunk) is None  # letters, or characters from U+00A1 on
 
 
 NUMERIC_PIECES = [*".,;:!?()[]{}<>\"'-/&_#*%=+@~^|`\\", "...", "--", "$", "\u00a0",
@@ -187,7 +188,7 @@ def test_cuts_of_shaped_numbers_are_spacys_cuts():
     for chunk, cuts, exact in zip(later, found, spacy_cuts(later), strict=True):
         assert cuts is None or cuts == exact, chunk
     assert sum(cuts is not None for cuts in found) > 3000
-    assert sum(cuts is not None and len(cuts) > 1 for cuts in found) > 800
+    assert sum(cuts is not None and len(cuts) > 1 for cuts in found) > 600
     if affixes._compiled is not None:
         assert found == [shapes.cuts_python(chunk) for chunk in later]
 
@@ -233,6 +234,16 @@ def test_cuts_by_shape_are_spacys_cuts_on_real_pages(dev_site_pages):
 def test_a_special_case_sends_the_chunk_to_spacy(first, then):
     shapes = _learnt([first])
     assert shapes.cuts(then) is None or shapes.cuts(then) == spacy_cuts([then])[0]
+
+
+def test_a_special_case_the_shape_writes_as_it_is_keeps_the_shape():
+    # "'" is a special case; every chunk of the shape "'Xx" has it as its first token
+    shapes = _learnt(["'Jagidu", "Tuuzsn'", "('-e')"])
+    for chunk in ("'Other", "Wordy'", "('-x')", "'Abc", "Xyz'"):
+        assert shapes.cuts(chunk) is not None, chunk
+        assert shapes.cuts(chunk) == spacy_cuts([chunk])[0], chunk
+    assert "'em" in module._exceptions()  # a special case with letters: its shape is
+    assert _learnt(["'em,"]).cuts("'ab,") is None  # not every chunk's, spaCy decides
 
 
 def test_chunks_the_shapes_cannot_speak_for_go_to_spacy():

@@ -1041,6 +1041,40 @@ def test_the_slim_vocabulary_gives_the_token_rows_of_spacys_own(dev_site_pages):
                               stock(text).to_array(module._ATTRS))
 
 
+def test_compiled_token_rows_are_the_getters_rows(dev_site_pages):
+    import random
+
+    from kwx import text as module
+    from kwx.document import read_document
+
+    if module._compiled is None:
+        pytest.skip("the compiled extension is not built")
+    assert module._compiled_rows_agree()
+    rng = random.Random(5)
+    tokens = list(dict.fromkeys(
+        [token.text for page in dev_site_pages[:60]
+         for token in module.tokenizer()(read_document(page).text)]
+        + ["".join(rng.choice("aZ09_-'. \t!&/\u00e9") for _ in range(rng.randrange(1, 7)))
+           for _ in range(3000)]))
+    assert sum(not token.isascii() for token in tokens) > 50
+    assert np.array_equal(module._lexeme_rows(tokens), module._getter_rows(tokens))
+
+
+def test_compiled_token_rows_that_disagree_with_the_getters_are_not_used(monkeypatch):
+    from kwx import text as module
+
+    if module._compiled is None:
+        pytest.skip("the compiled extension is not built")
+    module._compiled_rows_agree.cache_clear()
+    monkeypatch.setattr(module, "_stop_words", lambda: frozenset())  # another spaCy's
+    try:
+        assert not module._compiled_rows_agree()
+        tokens = ["The", "cat", "and", "a", "dog"]
+        assert np.array_equal(module._lexeme_rows(tokens), module._getter_rows(tokens))
+    finally:
+        module._compiled_rows_agree.cache_clear()
+
+
 def test_a_full_chunk_cache_starts_again_without_losing_a_page(monkeypatch):
     from kwx import text as module
 
