@@ -106,7 +106,7 @@ def _check_size(data: bytes, source: str, max_bytes: int) -> None:
 def _cleaned(text: str, source: str, data: bytes | None) -> str:
     """``text`` checked for HTML and cleaned; ``data``, when given, are bytes that hold a
     control character where ``text`` does (its bytes in an ASCII-transparent codec), and
-    are looked at first: the bytes' scan is ~5x faster than the text's."""
+    are looked at first: scanning bytes costs a fraction of the regex over the text."""
     head = text[:4096]
     if "\x00" in head or head.count("\ufffd") > 64:
         raise PageError(source, "binary data, not HTML")

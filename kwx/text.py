@@ -389,8 +389,8 @@ def _single_token_rows(chunks: list[str]) -> np.ndarray:
 
 def _lexeme_rows(tokens: list[str]) -> np.ndarray:
     """Rows of tokens at offset 0 with no space after, from the vocabulary's attribute
-    getters (what spaCy would store in a new lexeme): compiled for ASCII tokens (4x
-    faster), where they agree with the getters on a probe (:func:`_compiled_rows_agree`)."""
+    getters (what spaCy would store in a new lexeme): compiled for ASCII tokens, where
+    they agree with the getters on a probe (:func:`_compiled_rows_agree`)."""
     if _compiled is not None and _compiled_rows_agree():
         rows, others = _compiled.ascii_token_rows(tokens, _stop_words(), get_string_id)
         if others:

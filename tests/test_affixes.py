@@ -244,6 +244,10 @@ def test_a_special_case_the_shape_writes_as_it_is_keeps_the_shape():
         assert shapes.cuts(chunk) == spacy_cuts([chunk])[0], chunk
     assert "'em" in module._exceptions()  # a special case with letters: its shape is
     assert _learnt(["'em,"]).cuts("'ab,") is None  # not every chunk's, spaCy decides
+    digits = _learnt([":0", "(:-0", "0_0,"])  # special cases with digits: the same
+    for chunk in (":5", "(:-7", "1_2,"):  # shape, other digits, other cuts
+        assert digits.cuts(chunk) in (None, spacy_cuts([chunk])[0]), chunk
+    assert spacy_cuts([":0", ":5"]) == [((0, 2),), ((0, 1), (1, 2))]
 
 
 def test_chunks_the_shapes_cannot_speak_for_go_to_spacy():
