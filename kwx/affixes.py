@@ -15,9 +15,9 @@ same once every ASCII letter is written ``x`` (lower case) or ``X`` (upper case)
 two, get the same answer from every expression: their *shape* decides the cuts,
 unless a special case ("e.g.", ":)") takes part.
 
-Chunks with a digit, ``$`` or ``°`` have another shape when they hold no ASCII
-letter, no character from U+00A1 on and fewer than three dots ("(2019),", "12:30",
-"$5.99"): each ASCII digit written ``0``, every other character as it is. The prefix,
+Chunks with a digit or ``$`` have another shape when they hold no ASCII letter, no
+character from U+00A1 on (so no ``°``) and fewer than three dots ("(2019),",
+"12:30", "$5.99"): each ASCII digit written ``0``, every other character as it is. The prefix,
 suffix and infix expressions read ASCII digits only as a class of all ten; the URL
 pattern reads them one by one only in IP addresses (three dots) and counts them in
 ports (the shape keeps the length). Such a shape holds a 0 or ``$``, which no shape
@@ -67,7 +67,6 @@ _LONG_RUNS = re.compile(r"(?<=xx)x+|(?<=XX)X+")
 #: A shape's segments: a run of letters of one case, or any other character.
 _SEGMENTS = re.compile(r"x+|X+|.", re.DOTALL)
 _ASCII_LETTER = re.compile(r"[A-Za-z]")
-_ASCII_ALNUM = re.compile(r"[A-Za-z0-9]")
 #: Longest chunk shaped: the URL pattern counts up to 63 letters of a run.
 MAX_CHARS = 60
 #: Most tokens a shape's chunk may have (a chunk of n tokens checks n(n+1)/2 runs).
@@ -160,13 +159,12 @@ class ShapeCuts:
 
     def learn(self, chunk: str, spacy_cuts: Cuts) -> None:
         """Keep spaCy's cuts of ``chunk`` for its shape, unless a special case took
-        part in them that another chunk of the shape may lack.
+        part in them.
 
-        A special case that is one whole token of the cuts and holds no ASCII letter or
-        digit (an apostrophe token, "'"), which the shape writes as they are, is at the
-        same place in every chunk of the shape and does the same there: the shape keeps
-        it, and its place is not looked at again. (":0" is not such a one: ":5" has the
-        same shape, and is two tokens.)"""
+        Even a special case that every chunk of the shape holds at the same place (the
+        "(:" of "(:a") refuses it: inside it, spaCy may have looked up a part that is a
+        special case in another chunk of the shape (":3" in "(:3"), at a place the cuts
+        do not show."""
         if not self.enabled:
             return
         shaped = shape(chunk)
@@ -179,14 +177,11 @@ class ShapeCuts:
         if len(spacy_cuts) > MAX_TOKENS:
             return
         places = _lookup_places(chunk, spacy_cuts)
-        special = [(a, b) for a, b in places if chunk[a:b] in self.specials]
-        if any((a, b) not in spacy_cuts or _ASCII_ALNUM.search(chunk, a, b)
-               for a, b in special):  # a letter or digit: another chunk may have another
+        if any(chunk[a:b] in self.specials for a, b in places):
             return
-        places = tuple(place for place in places if place not in special)
         segment = {start: number for number, start in enumerate(_segment_starts(written))}
         # a cut or place inside a run of letters: the shape cannot tell where
-        if all(a in segment and b in segment for a, b in (*places, *spacy_cuts)):
+        if all(a in segment and b in segment for a, b in places):  # (the cuts are places)
             self.shapes[key] = (
                 tuple((segment[a], segment[b]) for a, b in spacy_cuts),
                 tuple((segment[a], segment[b]) for a, b in places))
