@@ -427,7 +427,7 @@ def _site_on_spark(err: Console, inputs: list[str], *, theta: float, contained: 
                 merge_report(reports.setdefault(item.site, SiteReport(item.site)), item.report)
                 if stream is not None and item.text:
                     stream.write(item.text)
-        if out is not None:
+        if out is not None and str(out) != "-":
             forget_interrupted(out)
     except SparkJobError as error:
         _say(err, f"error: {error}")

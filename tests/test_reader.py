@@ -565,3 +565,11 @@ def test_wayback_toolbar_stripped_through_read_pages(tmp_path):
     path.write_text(page)
     pages, _ = split(read_pages([path]))
     assert "Wayback" not in pages[0].html
+
+
+def test_a_gold_xpath_may_look_an_element_up_by_its_id():
+    from denoise.evaluate import xpath_main_text
+
+    page = '<html><body><div id="nav">Menu</div><div id="main"><p>Story</p></div></body></html>'
+    assert xpath_main_text(page, 'id("main")') == "Story"
+    assert xpath_main_text(page, '//div[@id="nav"]') == "Menu"
