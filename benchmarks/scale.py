@@ -16,7 +16,7 @@ text is enciphered with a letter substitution of its own, so copies are neither 
 duplicates for ``mining dedup`` nor bigger sites for ``denoise site``, while markup,
 lengths and word counts stay as they were). Each size is written once into ``--work``
 (default: a temporary folder, removed at the end; give ``--work`` to keep the inputs for
-the next run: 54 KB a page, so 100,000 pages take 5.4 GB).
+the next run: about 57 KB a page, so 100,000 pages take 5.8 GB).
 
 Every measurement is one command run as a subprocess of a fresh wrapper process
 (``benchmarks/scale_probe.py``), whose ``getrusage(RUSAGE_CHILDREN)`` then holds the
@@ -31,7 +31,7 @@ tree from ``/proc``. The commands (one worker, ``--jobs 1``, unless said otherwi
   shop, blog), with ``--classify-denoise`` (default ``page``)
 - ``site``: ``denoise site FILE`` (fingerprint, per-site report only: no ``--out``)
 - ``site-out`` (not by default): ``denoise site FILE -o OUT``, the same with one JSON
-  line per block written (~130 KB a page: each block's text, nested blocks' again)
+  line per block written (each block's text, nested blocks' again)
 - ``dedup``: ``mining dedup FILE -o OUT``
 - bare parse: ``scale_probe.py parse FILE``, which reads the same file the same way and
   lxml-parses every page (``denoise.html.parse_html``), run before and after the
@@ -54,18 +54,18 @@ while it ran (``/proc/stat``), figures from runs with more than 0.3 are marked `
 and ``--wait-idle 300`` makes each run wait (up to 300 s) for an idle machine first.
 The ``--jobs 2`` and Spark figures mean nothing unless both cores were free.
 
-Time on the 2-core development machine, idle: about 23 CPU-seconds per 1,000 pages for
-the default commands (``kwx extract`` half of it), so sizes 1000,3000 take about 3
-minutes with the ``--jobs 2`` and Spark runs, 10000 about 6 more, 30000 about 13 more
-and 100000 about 45 more (inputs: ~1 s and 53 MB per 1,000 pages, so 5.3 GB at
-100,000). ``denoise site`` holds waiting pages in memory up to a budget
+Time on the 2-core development machine, idle (at ``5f8804f``): about 11 CPU-seconds per
+1,000 pages for the default commands and the two bare parses (``kwx extract`` 40% of
+it), so 10000 pages take about 2 minutes and 100000 about 18, plus a few minutes for
+the ``--jobs 2`` and Spark runs and for writing the inputs the first time.
+``denoise site`` holds waiting pages in memory up to a budget
 (``denoise.site.batch.HOLD_BYTES``, about 10,000 of these pages) and spills the rest
-to a temporary file (about 38 KB a page: the segmented page without its HTML and text
-index), and
-``mining dedup`` keeps its sketches, ids and keys in a temporary folder (about 0.7 KB a
-page besides the ids). On exact copies (the default beyond 6,672 pages) ``mining
-dedup`` finds every copy a near-duplicate of the others, so its pair work grows with
-the square of the number of copies: use ``--distinct`` to measure it on new pages.
+to a temporary file (the segmented page without its HTML and text index, in the
+layout of ``denoise.site.spill``), and ``mining dedup`` keeps its sketches, ids and
+keys in a temporary folder (about 0.7 KB a page besides the ids). On exact copies (the
+default beyond 6,672 pages) ``mining dedup`` finds every copy a near-duplicate of the
+others, so its pair work grows with the square of the number of copies: use
+``--distinct`` to measure it on new pages.
 """
 
 from __future__ import annotations
