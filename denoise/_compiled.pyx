@@ -1902,8 +1902,7 @@ def shape_cuts(str chunk, dict shapes, specials, Py_ssize_t max_chars):
     rest as it is), its known cuts; None when the chunk is longer than ``max_chars``,
     has a digit, "$" or "°" with a letter, a character from U+00A1 on or three dots,
     has an unknown or refused shape, or holds a special case at one of its shape's
-    places. ``tests/test_affixes.py`` compares it
-    with the Python steps."""
+    places. ``tests/test_affixes.py`` compares it with the Python steps."""
     cdef Py_ssize_t n = len(chunk), i, k = 0
     cdef int kind = PyUnicode_KIND(chunk)
     cdef void* data = PyUnicode_DATA(chunk)

@@ -16,12 +16,12 @@ two, get the same answer from every expression: their *shape* decides the cuts,
 unless a special case ("e.g.", ":)") takes part.
 
 Chunks with a digit or ``$`` have another shape when they hold no ASCII letter, no
-character from U+00A1 on (so no ``°``) and fewer than three dots ("(2019),",
-"12:30", "$5.99"): each ASCII digit written ``0``, every other character as it is. The prefix,
-suffix and infix expressions read ASCII digits only as a class of all ten; the URL
-pattern reads them one by one only in IP addresses (three dots) and counts them in
-ports (the shape keeps the length). Such a shape holds a 0 or ``$``, which no shape
-of the first kind does. Chunks with letters too ("QSDPZ-5326") would need their
+character from U+00A1 on (so no ``°``) and fewer than three dots ("(2019),", "12:30",
+"$5.99"): each ASCII digit written ``0``, every other character as it is. The
+prefix, suffix and infix expressions read ASCII digits only as a class of all ten;
+the URL pattern reads them one by one only in IP addresses (three dots) and counts
+them in ports (the shape keeps the length). Such a shape holds a 0 or ``$``, which no
+shape of the first kind does. Chunks with letters too ("QSDPZ-5326") would need their
 letters as written in their shape: on a crawl nearly every one would be a shape of its
 own, filling the shapes' table for nothing (tried: 94 MB more at 100,000 pages).
 
