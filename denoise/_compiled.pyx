@@ -2050,3 +2050,40 @@ def ascii_token_rows(list tokens, stops, get_id):
         rows[t, 7] = length == 1 and (s[0] == 45 or s[0] == 47 or s[0] == 38 or s[0] == 39)
         rows[t, 9] = length
     return rows_array, others
+
+
+# --- kwx.text: candidate phrase occurrences -----------------------------------------------
+
+def phrase_occurrences(const cnp.uint64_t[::1] ids, const cnp.int64_t[::1] runs,
+                       const cnp.npy_bool[::1] stop, Py_ssize_t max_words, cnp.uint64_t mix):
+    """``kwx.text.occurrences`` in one pass per length: every run of 1 to ``max_words``
+    words within one run number, neither starting nor ending with a stop word, as
+    (hash, first word, length) arrays in the numpy steps' order (by length, then by
+    first word). The hash folds the word ids as ``h = h * mix ^ id``."""
+    cdef Py_ssize_t m = ids.shape[0], n, i, k = 0, last, total = 0
+    if runs.shape[0] != m or stop.shape[0] != m:
+        raise ValueError("ids, runs and stop must have one entry a word")
+    for n in range(1, max_words + 1):  # an upper bound: every start of every length
+        if m - n + 1 > 0:
+            total += m - n + 1
+    hashes_array = np.empty(total, dtype=np.uint64)
+    first_array = np.empty(total, dtype=np.int64)
+    lengths_array = np.empty(total, dtype=np.int64)
+    rolling_array = np.empty(m, dtype=np.uint64)
+    cdef cnp.uint64_t[::1] hashes = hashes_array, rolling = rolling_array
+    cdef cnp.int64_t[::1] first = first_array, lengths = lengths_array
+    for i in range(m):
+        rolling[i] = ids[i]
+    for n in range(1, max_words + 1):
+        if m - n + 1 <= 0:
+            break
+        for i in range(m - n + 1):
+            last = i + n - 1
+            if n > 1:
+                rolling[i] = (rolling[i] * mix) ^ ids[last]
+            if runs[i] == runs[last] and not stop[i] and not stop[last]:
+                hashes[k] = rolling[i]
+                first[k] = i
+                lengths[k] = n
+                k += 1
+    return hashes_array[:k].copy(), first_array[:k].copy(), lengths_array[:k].copy()

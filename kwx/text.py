@@ -484,7 +484,19 @@ def _spacy_chunk_rows(chunks: list[str]) -> tuple[np.ndarray, list[int]]:
 
 
 def occurrences(found: Words, max_words: int = MAX_WORDS) -> Occurrences:
-    """Every phrase of 1 to ``max_words`` words in ``found`` (vectorised: one pass per length)."""
+    """Every phrase of 1 to ``max_words`` words in ``found``, by length, then by first
+    word (compiled; else vectorised, one pass per length)."""
+    if _compiled is not None:
+        return Occurrences(*_compiled.phrase_occurrences(
+            np.ascontiguousarray(found.ids, dtype=np.uint64),
+            np.ascontiguousarray(found.runs, dtype=np.int64),
+            np.ascontiguousarray(found.stop, dtype=bool), max_words, int(_MIX)))
+    return _occurrences_numpy(found, max_words)
+
+
+def _occurrences_numpy(found: Words, max_words: int = MAX_WORDS) -> Occurrences:
+    """:func:`occurrences` by numpy steps (where the extension is not built; the tests'
+    reference)."""
     ids, runs, stop = found.ids, found.runs, found.stop
     hashes, firsts, lengths = [], [], []
     rolling = ids.copy()

@@ -1075,6 +1075,24 @@ def test_compiled_token_rows_that_disagree_with_the_getters_are_not_used(monkeyp
         module._compiled_rows_agree.cache_clear()
 
 
+@pytest.mark.parametrize("max_words", [1, 2, 5, 10])
+def test_compiled_occurrences_are_the_numpy_steps(dev_site_pages, max_words):
+    from kwx import text as module
+    from kwx.document import read_document
+
+    if module._compiled is None:
+        pytest.skip("the compiled extension is not built")
+    texts = [*TRICKY_LINES, "", "one", "the", "a b", "\n".join(TRICKY_LINES),
+             *(read_document(page).text for page in dev_site_pages[:30])]
+    for text in texts:
+        found = words(text)
+        fast, slow = module.occurrences(found, max_words), module._occurrences_numpy(
+            found, max_words)
+        for name in ("hashes", "first", "lengths"):
+            assert getattr(fast, name).dtype == getattr(slow, name).dtype, name
+            assert np.array_equal(getattr(fast, name), getattr(slow, name)), (name, text)
+
+
 def test_a_full_chunk_cache_starts_again_without_losing_a_page(monkeypatch):
     from kwx import text as module
 
