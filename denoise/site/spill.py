@@ -21,12 +21,12 @@ import math
 import shutil
 import struct
 import tempfile
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import fields
 from itertools import chain
 from operator import attrgetter
 from pathlib import Path
-from typing import BinaryIO
+from typing import BinaryIO, TypeVar
 
 import numpy as np
 
@@ -34,6 +34,8 @@ from denoise.blocks import DomShape, PageBlocks
 from denoise.page import Page
 from denoise.site.base import PageKeys
 from denoise.texthash import ChunkIndex
+
+_Record = TypeVar("_Record")
 
 #: The record layout this module writes and reads, written first in the file.
 FORMAT_VERSION = 1
@@ -182,25 +184,29 @@ class Spill:
 
     def read(self, offsets: Iterable[int]) -> Iterator[PageBlocks]:
         """The pages at ``offsets``, one at a time (each a fresh object)."""
-        self.stream.flush()
-        with self.path.open("rb") as stream:
-            for offset in offsets:
-                stream.seek(offset)
-                yield self._page(stream)
+        return self._records(offsets, self._page)
 
     def read_keys(self, offsets: Iterable[int]) -> Iterator[PageKeys]:
         """The keys written with the pages at ``offsets`` (each must have them)."""
+        return self._records(offsets, self._keys)
+
+    def _records(self, offsets: Iterable[int], read: Callable[[BinaryIO], _Record]
+                 ) -> Iterator[_Record]:
+        """``read`` of the record at each of ``offsets``, in order."""
         self.stream.flush()
         with self.path.open("rb") as stream:
             for offset in offsets:
                 stream.seek(offset)
-                ints = _ints(stream)
-                if ints[1] < 0:
-                    raise ValueError("a spilled page was written without its keys")
-                layout = self._layouts[ints[1]]
-                body = bytearray(_exactly(stream, ints[2]))
-                arrays, at = layout.arrays(body, ints[_FIXED:_FIXED + layout.dims])
-                yield str(memoryview(body)[at:], "utf-8", "surrogatepass"), arrays
+                yield read(stream)
+
+    def _keys(self, stream: BinaryIO) -> PageKeys:
+        ints = _ints(stream)
+        if ints[1] < 0:
+            raise ValueError("a spilled page was written without its keys")
+        layout = self._layouts[ints[1]]
+        body = bytearray(_exactly(stream, ints[2]))
+        arrays, at = layout.arrays(body, ints[_FIXED:_FIXED + layout.dims])
+        return str(memoryview(body)[at:], "utf-8", "surrogatepass"), arrays
 
     def _page(self, stream: BinaryIO) -> PageBlocks:
         ints = _ints(stream)
