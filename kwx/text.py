@@ -268,8 +268,7 @@ class _ChunkTokens:
         except KeyError:
             number = self.number
             missing = list(dict.fromkeys([c for c in flat if c not in number]))
-            if len(self.number) + len(missing) > self.limit:
-                self._start_again()
+            if self._made_room(missing):
                 missing = list(dict.fromkeys(flat))
             self._add(missing)
             numbers = self._numbers(flat)
@@ -286,8 +285,7 @@ class _ChunkTokens:
         numbers, starts, lines, missing_at, missing = split
         if missing:
             distinct = list(dict.fromkeys(missing))
-            if len(self.number) + len(distinct) > self.limit:
-                self._start_again()
+            if self._made_room(distinct):  # every chunk is missing now
                 numbers, starts, lines, missing_at, missing = _compiled.chunk_numbers(
                     text, self.number)
                 distinct = list(dict.fromkeys(missing))
@@ -300,6 +298,13 @@ class _ChunkTokens:
     def _numbers(self, flat: list[str]) -> np.ndarray:
         found = itemgetter(*flat)(self.number) if len(flat) > 1 else (self.number[flat[0]],)
         return np.fromiter(found, dtype=np.int64, count=len(flat))
+
+    def _made_room(self, missing: list[str]) -> bool:
+        """Start again if adding ``missing`` would overflow the cache; whether it did."""
+        if len(self.number) + len(missing) <= self.limit:
+            return False
+        self._start_again()
+        return True
 
     def _start_again(self) -> None:
         previous = _ChunkTokens(self.limit)
