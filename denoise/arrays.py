@@ -9,7 +9,8 @@ try:
 except ImportError:  # the compiled extension is optional
     _compiled = None
 
-__all__ = ["SortedKeys", "ragged_arange", "sorted_unique", "unique_groups"]
+__all__ = ["SortedKeys", "ragged_arange", "sorted_positions", "sorted_unique",
+           "unique_groups"]
 
 
 def sorted_unique(values: np.ndarray) -> np.ndarray:
@@ -28,6 +29,15 @@ def sorted_unique(values: np.ndarray) -> np.ndarray:
     new[0] = True
     np.not_equal(ordered[1:], ordered[:-1], out=new[1:])
     return ordered[new]
+
+
+def sorted_positions(keys: np.ndarray, needles: np.ndarray) -> np.ndarray:
+    """Each needle's index in the sorted distinct ``keys``, -1 when absent (int64), by
+    binary search."""
+    if not len(keys):
+        return np.full(len(needles), -1, dtype=np.int64)
+    where = np.minimum(np.searchsorted(keys, needles), len(keys) - 1)
+    return np.where(keys[where] == needles, where, -1)
 
 
 def unique_groups(values: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray,
@@ -86,10 +96,7 @@ class SortedKeys:
         needles = np.ascontiguousarray(needles, dtype=np.uint64)
         if _compiled is not None:
             return _compiled.radix_positions(self.keys, self.directory, self.shift, needles)
-        if not len(self.keys):
-            return np.full(len(needles), -1, dtype=np.int64)
-        where = np.minimum(np.searchsorted(self.keys, needles), len(self.keys) - 1)
-        return np.where(self.keys[where] == needles, where, -1)
+        return sorted_positions(self.keys, needles)
 
 
 def ragged_arange(starts: np.ndarray, counts: np.ndarray) -> np.ndarray:

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from denoise.arrays import unique_groups
+from denoise.arrays import sorted_positions, unique_groups
 from kwx.document import KeywordDocument
 from kwx.text import MAX_WORDS, occurrences, words
 
@@ -112,8 +112,8 @@ def _present(hashes: np.ndarray, texts: tuple[str, ...], max_words: int) -> list
     text_starts = np.cumsum([0] + [len(lines[i]) + 1 for i in kept[:-1]])
     line = np.array(kept, dtype=np.int64)[
         np.searchsorted(text_starts, found.starts[occ.first], side="right") - 1]
-    where = np.minimum(np.searchsorted(hashes, occ.hashes), max(len(hashes) - 1, 0))
-    hit = hashes[where] == occ.hashes if len(hashes) else np.zeros(len(occ.hashes), bool)
+    at = sorted_positions(hashes, occ.hashes)
+    hit = at >= 0
     present = np.zeros((len(texts), len(hashes)), dtype=bool)
-    present[line[hit], where[hit]] = True
+    present[line[hit], at[hit]] = True
     return list(present)

@@ -18,7 +18,7 @@ from typing import Self
 import numpy as np
 
 from denoise.arrayfile import ModelError, read_arrays, write_arrays
-from denoise.arrays import SortedKeys, sorted_unique
+from denoise.arrays import SortedKeys, sorted_positions, sorted_unique
 from kwx.text import hash_check
 
 FORMAT_KIND = "webdenoise-phrase-tables"
@@ -37,8 +37,8 @@ class PhraseTable:
         """The count of each phrase in ``hashes`` (0 when absent)."""
         if not len(self.hashes):
             return np.zeros(len(hashes), dtype=np.int64)
-        where = np.minimum(np.searchsorted(self.hashes, hashes), len(self.hashes) - 1)
-        return np.where(self.hashes[where] == hashes, self.counts[where], 0)
+        at = sorted_positions(self.hashes, hashes)
+        return np.where(at >= 0, self.counts[at], 0)
 
     def __len__(self) -> int:
         return len(self.hashes)
