@@ -14,7 +14,7 @@ gives ``a b``) at the price of splitting the rare word broken by inline markup.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property, partial
 
 import numpy as np
@@ -326,6 +326,35 @@ class PageBlocks:
         marks = (np.bincount(spans[:, 0], minlength=size)
                  - np.bincount(spans[:, 1], minlength=size))
         return np.cumsum(marks[:-1]) > 0
+
+    def text_shares_only(self) -> PageBlocks:
+        """The page reduced to its blocks, their notes and how many characters each run
+        of text between two block boundaries holds: what labelling by noted keys and the
+        text-share measures (:meth:`chunk_chars`, :meth:`covered`, :attr:`chunk_block`)
+        read, for a page that waits for the rest of its site when only its site's report
+        is wanted (a quarter of the bytes).
+
+        Its chunks are those runs (their offsets count characters, not into a text: it
+        has none), so every chunk-level sum over blocks is the page's (and
+        :meth:`block_chars` counts no spaces between chunks); it has no text, HTML, DOM
+        shape or per-chunk link flags, and its per-block depths, lines, elements and
+        attributes are gone (empty arrays, so that reading them fails loudly rather
+        than finding zeros). Its notes are the page's."""
+        n_chunks = len(self.chunk_starts)
+        cuts = sorted_unique(np.concatenate(([0, n_chunks], self.spans.ravel())))
+        offsets = np.zeros(n_chunks + 1, dtype=np.int64)
+        np.cumsum(self.chunk_chars(), out=offsets[1:])
+        offsets = offsets[cuts]
+        none = np.zeros(0, dtype=np.int32)
+        return PageBlocks(
+            page=replace(self.page, html=""),
+            scheme=self.scheme, text="", chunk_starts=offsets[:-1], chunk_ends=offsets[1:],
+            chunk_in_link=np.zeros(0, dtype=bool),
+            chunk_block=self.chunk_block[cuts[:-1]],
+            parents=self.parents,
+            spans=np.searchsorted(cuts, self.spans).astype(np.int32).reshape(-1, 2),
+            tag_ids=self.tag_ids, vocab=self.vocab, depths=none, lines=none, elements=none,
+            shape=DomShape(none, self.vocab, none), notes=self.notes)
 
     @cached_property
     def blocks(self) -> tuple[Block, ...]:

@@ -342,10 +342,10 @@ def _label_to_output(err: Console, inputs: list[str], make: Callable[[str], Site
             skipped.append(error)
             _say(err, f"skipped {error}")
 
+        write = output.write if output is not None else sys.stdout.write if to_stdout else None
         labelled = label_sites(pages(), make, on_error=on_error,
                                grouped=_grouped_by_site(inputs, site),
-                               jobs=jobs or default_jobs())
-        write = output.write if output is not None else sys.stdout.write if to_stdout else None
+                               jobs=jobs or default_jobs(), text=write is not None)
         _write_sites(labelled, METHODS[name], reports, write,
                      output.site_done if output is not None else None)
     if to_stdout:

@@ -105,3 +105,32 @@ def test_covered_chunks_want_a_segmentation_of_elements():
     dom = index_dom(parse_html("<p>a</p>", "p.html"))
     with pytest.raises(ValueError, match="table-chunks"):
         covered_chunks(dom, "table-chunks")
+
+
+@pytest.mark.parametrize("scheme", SCHEMES)
+def test_a_page_reduced_to_its_text_shares_measures_every_block_as_the_page_does(
+        dev_site_pages, scheme):
+    """What the site report and the counting labels read of a waiting page (characters
+    per chunk, chunks inside chosen blocks, each block's characters, the innermost block
+    of each chunk) sums to the same over any set of blocks, with no text left."""
+    rng = np.random.default_rng(7)
+    for page in [*dev_site_pages[:25], Page(id="empty.html", html="<p></p>")]:
+        blocks = segment(page, scheme)
+        blocks.notes["kept"] = np.arange(len(blocks))
+        reduced = blocks.text_shares_only()
+        assert reduced.text == reduced.page.html == "" and len(reduced) == len(blocks)
+        assert reduced.tags == blocks.tags and reduced.notes is blocks.notes
+        assert np.array_equal(reduced.parents, blocks.parents)
+        assert len(reduced.chunk_starts) <= len(blocks.chunk_starts)
+        assert np.array_equal(reduced.block_chars(), blocks.block_chars() - np.maximum(
+            0, np.diff(blocks.spans, axis=1)[:, 0] - 1))  # the page's joining spaces
+        chars, reduced_chars = blocks.chunk_chars(), reduced.chunk_chars()
+        assert reduced_chars.sum() == chars.sum()
+        for _ in range(5):
+            chosen = rng.random(len(blocks)) < 0.3
+            assert (reduced_chars[reduced.covered(chosen)].sum()
+                    == chars[blocks.covered(chosen)].sum())
+        owned = np.bincount(blocks.chunk_block + 1, chars, minlength=len(blocks) + 1)
+        assert np.array_equal(np.bincount(reduced.chunk_block + 1, reduced_chars,
+                                          minlength=len(blocks) + 1), owned)
+        assert len(reduced.depths) == len(reduced.chunk_in_link) == 0  # gone, not zeros

@@ -228,3 +228,34 @@ def test_interleaved_sites_are_counted_one_at_a_time_after_the_input():
     labelled = label_sites(pages, lambda _: Watched(), on_page=read.append)
     assert len(list(labelled)) == len(pages)
     assert len(fitted) == 2
+
+
+@pytest.mark.parametrize("make", [
+    lambda: FingerprintMethod(),
+    lambda: FingerprintMethod(contained=0.85, theta=0.3),
+    lambda: FingerprintMethod(structure=True),
+    lambda: METHODS["shingle"](),
+])
+@pytest.mark.parametrize("hold_bytes", [0, 10_000, 10**9])
+def test_a_report_alone_gets_the_same_labels_from_pages_without_their_text(make, hold_bytes):
+    """``text=False`` (``denoise site`` with no --out): a method that fits from keys
+    labels pages reduced to their text shares, held or spilled, and every label and
+    site report is as with whole pages; another method keeps whole pages."""
+    from denoise.site.batch import SiteReport
+
+    def labels_and_reports(labelled):
+        labels, reports = [], {}
+        for page in labelled:
+            labels.append((page.page.id, page.labels.tolist(), page.reasons.tolist(),
+                           page.support.tolist(), page.example.tolist(), page.blocks.text))
+            reports.setdefault(page.page.site, SiteReport(page.page.site)).add(page)
+        return labels, [report.as_dict() for report in reports.values()]
+
+    whole = labels_and_reports(label_sites(interleaved_sites(), lambda _: make()))
+    labels, reports = labels_and_reports(label_sites(
+        interleaved_sites(), lambda _: make(), hold_bytes=hold_bytes, text=False))
+    assert reports == whole[1]
+    keyed = make().name == "fingerprint" and not make().structure
+    assert [label[:5] for label in labels] == [label[:5] for label in whole[0]]
+    assert all((text == "") == keyed for *_, text in labels)
+    assert all(text for *_, text in whole[0])

@@ -9,7 +9,11 @@ back (:mod:`denoise.site.spill`: numbers, raw arrays and text, never pickle). A 
 that fits from a few keys of each page (:meth:`SiteMethod.page_keys`, the fingerprint
 method's text digests) has them written beside the page and fits from them alone, so a
 spilled page is read back whole once, to be labelled; else twice (to fit, then to
-label). The spill file is this run's own, in a private folder deleted after it.
+label). The spill file is this run's own, in a private folder deleted after it. A caller
+that reads only labels and text shares (a per-site report) says so (``text=False``), and
+such a method's waiting pages are reduced to those (:meth:`PageBlocks.text_shares_only`):
+a quarter of the bytes, so four times the pages are held, and what spills is written and
+read faster.
 
 A site is fitted only once it is complete, one site at a time: counting each page as it
 comes would save a read of the spill, but keep the counts of every unfinished site at
@@ -18,10 +22,12 @@ once, which grow with the input (634 -> 746 MB peak at 100,000 interleaved pages
 
 from __future__ import annotations
 
+import sys
 from array import array
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, replace
 from itertools import chain
+from operator import attrgetter
 
 import numpy as np
 
@@ -85,6 +91,7 @@ def label_sites(
     grouped: bool = False,
     jobs: int = 1,
     hold_bytes: int = HOLD_BYTES,
+    text: bool = True,
 ) -> Iterator[LabeledPage]:
     """Segment every page once, fit one method per site, and yield the labelled pages.
 
@@ -100,6 +107,9 @@ def label_sites(
     together, as folders and archives of site folders do), until the next site begins.
     A site that comes back after another began raises :class:`NotGroupedError` then
     (its statistics would be split). Waiting pages past ``hold_bytes`` go to disk.
+    Without ``text``, the labelled pages of a method that fits from keys hold only what
+    labels and text shares need (:meth:`PageBlocks.text_shares_only`: no text, HTML or
+    DOM shape), so that more of them wait in memory.
 
     With ``jobs`` > 1 the parsing and segmentation (most of the work) run on that many
     worker processes.
@@ -112,7 +122,7 @@ def label_sites(
     segmenter = methods[first.site].segmenter()
     finished: set[str] = set()
     current: str | None = None
-    with _Waiting(hold_bytes) as waiting:
+    with _Waiting(hold_bytes, text) as waiting:
         for page, blocks in _segmented(chain([first], pages), segmenter, jobs):
             if on_page is not None:
                 on_page(page)
@@ -222,10 +232,12 @@ class _SitePages:
 
 
 class _Waiting:
-    """Every site's waiting pages, held up to ``hold_bytes`` in all, spilled past it."""
+    """Every site's waiting pages, held up to ``hold_bytes`` in all, spilled past it;
+    without ``text``, a keyed method's pages reduced to their text shares first."""
 
-    def __init__(self, hold_bytes: int) -> None:
+    def __init__(self, hold_bytes: int, text: bool = True) -> None:
         self.hold_bytes = hold_bytes
+        self.text = text
         self.held_bytes = 0
         self.sites: dict[str, _SitePages] = {}
         self.spill: Spill | None = None
@@ -235,6 +247,11 @@ class _Waiting:
         pages = self.sites.get(site)
         if pages is None:
             pages = self.sites[site] = _SitePages()
+        keys = None
+        if not self.text:
+            keys = method.page_keys(blocks)  # notes the page key, which reads the text
+            if keys is not None:
+                blocks = blocks.text_shares_only()
         size = _held_size(blocks)
         # once a site spills, its later pages spill too, so input order is kept
         if not pages.offsets and self.held_bytes + size <= self.hold_bytes:
@@ -244,7 +261,8 @@ class _Waiting:
             return
         if self.spill is None:
             self.spill = Spill()
-        keys = method.page_keys(blocks)
+        if keys is None:
+            keys = method.page_keys(blocks)
         pages.spill, pages.keyed = self.spill, keys is not None
         pages.offsets.append(self.spill.write(blocks, keys))
 
@@ -263,12 +281,16 @@ class _Waiting:
             self.spill.close()
 
 
+_HELD_ARRAYS = attrgetter("chunk_starts", "chunk_ends", "chunk_in_link", "chunk_block",
+                          "parents", "spans", "tag_ids", "depths", "lines", "elements")
+
+
 def _held_size(blocks: PageBlocks) -> int:
-    """Estimated bytes a segmented page holds while it waits: its text, ~40 bytes of
-    arrays a chunk (bounds, owner) and 48 more with its text index, ~40 a block, ~16 an
-    element, and its notes: within 10% of the resident memory a held dev-site page
-    takes (~50 KB)."""
-    per_chunk = 40 + (48 if blocks.chunk_index is not None else 0)
-    notes = sum(array.nbytes for array in blocks.notes.values())
-    return (len(blocks.text) + per_chunk * len(blocks.chunk_starts) + 40 * len(blocks)
-            + 16 * len(blocks.shape.parents) + notes)
+    """Estimated bytes a segmented page holds while it waits: its text as Python keeps
+    it, its arrays and notes, 48 bytes a chunk for a text index, and 2.5 KB of objects:
+    within 5% of what ``tracemalloc`` counts for a held dev-site page, whole (~48 KB)
+    or reduced to its text shares (~13 KB)."""
+    arrays = chain(_HELD_ARRAYS(blocks), (blocks.shape.tag_ids, blocks.shape.parents),
+                   blocks.notes.values())
+    index = 48 * len(blocks.chunk_starts) if blocks.chunk_index is not None else 0
+    return sys.getsizeof(blocks.text) + sum(array.nbytes for array in arrays) + index + 2560
