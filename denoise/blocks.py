@@ -263,7 +263,8 @@ class PageBlocks:
     #: Arrays a method derived from the blocks and text (a site method's block keys),
     #: named by the method; like cached properties, but they travel with the page, from
     #: a worker and through a spill file, so they are never computed twice. A copy whose
-    #: text or blocks differ must not keep them.
+    #: text or blocks differ must not keep them, but for :meth:`text_shares_only`, whose
+    #: reduced page stands for this one.
     notes: dict[str, np.ndarray] = field(default_factory=dict, compare=False, repr=False)
 
     def __len__(self) -> int:
@@ -332,7 +333,8 @@ class PageBlocks:
         of text between two block boundaries holds: what labelling by noted keys and the
         text-share measures (:meth:`chunk_chars`, :meth:`covered`, :attr:`chunk_block`)
         read, for a page that waits for the rest of its site when only its site's report
-        is wanted (a quarter of the bytes).
+        is wanted (~13 KB instead of ~48 on the dev sites). Note what follows from
+        the text (a site method's keys, :func:`denoise.site.base.page_key`'s digest) first.
 
         Its chunks are those runs (their offsets count characters, not into a text: it
         has none), so every chunk-level sum over blocks is the page's (and

@@ -2,6 +2,7 @@ import json
 import os
 import stat
 
+import pytest
 from sitegen import article_site
 from typer.testing import CliRunner
 
@@ -31,6 +32,31 @@ def test_site_command_reports_and_writes_block_lines(tmp_path):
     footer = [line for line in lines if line["path"] == "/html/body/div[3]"]
     assert {line["label"] for line in footer} == {"template"}
     assert all(line["evidence"]["page_share"] == 1.0 for line in footer)
+
+
+@pytest.mark.parametrize(("args", "reduced"), [
+    ([], True), (["--contained", "0.85"], True), (["--structure"], False),
+    (["--out", "{out}"], False), (["--out", "-"], False)])
+def test_site_report_alone_lets_waiting_pages_go_without_their_text(tmp_path, monkeypatch,
+                                                                  args, reduced):
+    """Without --out only the report is made, so pages wait reduced to their text shares
+    (less memory); with --out, or a method that fits from whole pages, they
+    wait whole. The report is the same either way."""
+    from denoise.blocks import PageBlocks
+
+    write_site(tmp_path / "pages" / "shop", article_site(12))
+    calls = []
+    reduce = PageBlocks.text_shares_only
+    monkeypatch.setattr(PageBlocks, "text_shares_only",
+                        lambda self: calls.append(self.page.id) or reduce(self))
+    args = [arg.format(out=tmp_path / "blocks.jsonl") for arg in args]
+    result = runner.invoke(app, ["site", str(tmp_path / "pages"), "--json", "--jobs", "1",
+                                 *args])
+    assert result.exit_code == 0, result.output
+    assert len(calls) == (12 if reduced else 0)
+    report = next(json.loads(line) for line in result.output.splitlines()
+                  if line.startswith('{"site"'))
+    assert report["pages"] == 12 and 0.2 < report["template_share"] < 0.6
 
 
 def test_block_lines_are_json_dumps_of_each_blocks_record(dev_site_pages):

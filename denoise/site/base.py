@@ -150,7 +150,10 @@ class SiteMethod(ABC):
 
         The batch driver keeps them beside a page it spills to disk, so that fitting a
         site reads them and not the whole page: a spilled page is read back only once,
-        to be labelled."""
+        to be labelled. A method that has them must also :meth:`label` a page from its
+        notes and block tree alone (noted keys, parents, spans, characters per chunk):
+        when only a report is wanted, a waiting page is reduced to those
+        (:meth:`PageBlocks.text_shares_only`)."""
         return None
 
     def fit_keys(self, keys: Iterable[PageKeys]) -> Self:
