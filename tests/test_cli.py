@@ -40,8 +40,8 @@ def test_site_command_reports_and_writes_block_lines(tmp_path):
 def test_site_report_alone_lets_waiting_pages_go_without_their_text(tmp_path, monkeypatch,
                                                                   args, reduced):
     """Without --out only the report is made, so pages wait reduced to their text shares
-    (less memory); with --out, or a method that fits from whole pages, they
-    wait whole. The report is the same either way."""
+    (less memory); with --out, or a method that fits from whole pages, they wait whole.
+    The report is the same either way."""
     from denoise.blocks import PageBlocks
 
     write_site(tmp_path / "pages" / "shop", article_site(12))
