@@ -175,7 +175,8 @@ def site_command(
     )] = None,
     db: Annotated[Path | None, typer.Option(
         help="SQLite file keeping fingerprint counts across runs: a site's statistics "
-        "accumulate, and a new page of a known site is labelled at once.",
+        "accumulate, and a new page of a known site is labelled at once. A run's counts "
+        "are saved as each site is written with --out FILE, else when the run ends.",
     )] = None,
     site: Annotated[str | None, typer.Option(
         help="Treat every page as one site (default: the URL's host, or the page's folder).",
@@ -262,6 +263,9 @@ def site_command(
                 # a store's transaction may end in the middle of a page's counts: it is
                 # rolled back, and the sites saved with it are labelled again on resume
                 output.close(save=store is None)
+            if store is not None and (out is None or str(out) == "-"):  # no commit yet
+                _say(err, f"stopped before the end: {db} keeps the counts it had before "
+                     "this run")
             raise _site_failed(err, error, output, out) from None
     _site_summary(err, reports, summary, skipped, out, as_json, earlier)
 

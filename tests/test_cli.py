@@ -189,3 +189,24 @@ def test_output_file_gets_the_usual_permissions(tmp_path):
     umask = os.umask(0)
     os.umask(umask)
     assert stat.S_IMODE(out.stat().st_mode) == 0o666 & ~umask
+
+
+def test_site_to_a_reader_that_leaves_exits_0_and_says_the_db_kept_its_counts(tmp_path):
+    """`denoise site ... --db F --out - | head -1`: the reader leaving is no error, but
+    the store, which commits only at the end of such a run, is left as it was: say so."""
+    import sqlite3
+    import subprocess
+    import sys
+
+    write_site(tmp_path / "pages" / "shop", article_site(40))
+    db = tmp_path / "counts.sqlite"
+    run = subprocess.Popen(
+        [sys.executable, "-c", "from denoise.cli import app; app()", "site",
+         str(tmp_path / "pages"), "--db", str(db), "--out", "-", "--jobs", "1"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert json.loads(run.stdout.readline())["page"].startswith("shop/")
+    run.stdout.close()  # as `head -1` does; the rest of the 40 pages' lines meet a closed pipe
+    stderr = run.stderr.read().decode()
+    assert run.wait(timeout=60) == 0, stderr
+    assert f"{db} keeps the counts it had before this run" in stderr
+    assert sqlite3.connect(db).execute("SELECT COUNT(*) FROM seen").fetchone() == (0,)
