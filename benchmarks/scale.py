@@ -59,14 +59,14 @@ Time on the 2-core development machine, idle (at ``3409e45``): about 10 CPU-seco
 it), so 10000 pages take about 2 minutes and 100000 about 16, plus a few minutes for
 the ``--jobs 2`` and Spark runs and for writing the inputs the first time.
 ``denoise site`` holds waiting pages in memory up to a budget
-(``denoise.site.batch.HOLD_BYTES``: about 35,000 of these pages for the per-site report
-alone, which keeps a page's blocks and text shares but not its text, or 9,700 whole
-pages with ``--out``) and spills the rest to a temporary file (in the layout of
-``denoise.site.spill``), and ``mining dedup`` keeps its sketches, ids and
-keys in a temporary folder (about 0.7 KB a page besides the ids). On exact copies (the
-default beyond 6,672 pages) ``mining dedup`` finds every copy a near-duplicate of the
-others, so its pair work grows with the square of the number of copies: use
-``--distinct`` to measure it on new pages.
+(``denoise.site.batch.HOLD_BYTES``: about 33,500 of these pages for the per-site report
+alone, which keeps a page's blocks and text shares but not its text, or 9,100 whole
+pages with ``--out``: ``benchmarks/site_hold.py``) and spills the rest to a temporary
+file (in the layout of ``denoise.site.spill``), and ``mining dedup`` keeps its
+sketches, ids and keys in a temporary folder (about 0.7 KB a page besides the ids).
+On exact copies (the default beyond 6,672 pages) ``mining dedup`` finds every copy a
+near-duplicate of the others, so its pair work grows with the square of the number of
+copies: use ``--distinct`` to measure it on new pages.
 """
 
 from __future__ import annotations

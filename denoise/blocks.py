@@ -333,8 +333,9 @@ class PageBlocks:
         of text between two block boundaries holds: what labelling by noted keys and the
         text-share measures (:meth:`chunk_chars`, :meth:`covered`, :attr:`chunk_block`)
         read, for a page that waits for the rest of its site when only its site's report
-        is wanted (~13 KB instead of ~48 on the dev sites). Note what follows from
-        the text (a site method's keys, :func:`denoise.site.base.page_key`'s digest) first.
+        is wanted (~13 KB instead of ~52 on the dev sites: ``benchmarks/site_hold.py``).
+        Note what follows from the text (a site method's keys,
+        :func:`denoise.site.base.page_key`'s digest) first.
 
         Its chunks are those runs (their offsets count characters, not into a text: it
         has none), so every chunk-level sum over blocks is the page's (and

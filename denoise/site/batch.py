@@ -12,8 +12,8 @@ spilled page is read back whole once, to be labelled; else twice (to fit, then t
 label). The spill file is this run's own, in a private folder deleted after it. A caller
 that reads only labels and text shares (a per-site report) says so (``text=False``), and
 such a method's waiting pages are reduced to those (:meth:`PageBlocks.text_shares_only`):
-~13 KB a page instead of ~48, so 3.6 times as many are held, and what spills is written
-and read faster.
+~13 KB a page instead of ~52 (``benchmarks/site_hold.py``), so about four times as many
+are held, and what spills is written and read faster.
 
 A site is fitted only once it is complete, one site at a time: counting each page as it
 comes would save a read of the spill, but keep the counts of every unfinished site at
@@ -75,8 +75,9 @@ class SiteReport:
 
 
 #: Estimated bytes of segmented pages held in memory before the next ones are spilled
-#: (about 9,700 whole dev-site pages, or 35,000 reduced to their text shares; a run's
-#: peak RSS is ~130 MB more, the interpreter, models and allocator included).
+#: (about 9,100 whole dev-site pages, or 33,500 reduced to their text shares:
+#: ``benchmarks/site_hold.py``; a run's peak RSS is ~130 MB more, the interpreter,
+#: models and allocator included: 574 MB at 100k pages in ``benchmarks/scale.py``).
 HOLD_BYTES = 448 << 20
 
 
@@ -290,8 +291,8 @@ _HELD_ARRAYS = attrgetter("chunk_starts", "chunk_ends", "chunk_in_link", "chunk_
 def _held_size(blocks: PageBlocks) -> int:
     """Estimated bytes a segmented page holds while it waits: its text as Python keeps
     it, its arrays and notes, 48 bytes a chunk for a text index, and 2.5 KB of objects:
-    within 5% of what ``tracemalloc`` counts for a held dev-site page, whole (~48 KB)
-    or reduced to its text shares (~13 KB)."""
+    within 5% of what ``tracemalloc`` counts for a held dev-site page, whole (~52 KB)
+    or reduced to its text shares (~13 KB): ``benchmarks/site_hold.py``."""
     arrays = chain(_HELD_ARRAYS(blocks), (blocks.shape.tag_ids, blocks.shape.parents),
                    blocks.notes.values())
     index = 48 * len(blocks.chunk_starts) if blocks.chunk_index is not None else 0
