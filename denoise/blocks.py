@@ -154,9 +154,10 @@ def _walk_python(root: etree._Element) -> tuple:
 
 
 try:
+    from denoise import _compiled
     from denoise._compiled import walk as _walk_compiled
 except ImportError:  # the compiled walk is optional
-    _walk_compiled = None
+    _compiled = _walk_compiled = None
 
 #: Which walk this installation runs: "compiled" or "python".
 WALK = "compiled" if _walk_compiled is not None else "python"
@@ -343,19 +344,27 @@ class PageBlocks:
         shape or per-chunk link flags, and its per-block depths, lines, elements and
         attributes are gone (empty arrays, so that reading them fails loudly rather
         than finding zeros). Its notes are the page's."""
+        # a boundary mask, not a sort: a boundary's rank among the boundaries is the
+        # running count of the mask before it (half the cost of sort and searchsorted)
         n_chunks = len(self.chunk_starts)
-        cuts = sorted_unique(np.concatenate(([0, n_chunks], self.spans.ravel())))
+        boundary = np.zeros(n_chunks + 1, dtype=bool)
+        boundary[self.spans.ravel()] = True
+        boundary[0] = boundary[n_chunks] = True
+        cuts = np.flatnonzero(boundary)
+        rank = np.cumsum(boundary, dtype=np.int32)
+        rank -= 1
         offsets = np.zeros(n_chunks + 1, dtype=np.int64)
         np.cumsum(self.chunk_chars(), out=offsets[1:])
         offsets = offsets[cuts]
         none = np.zeros(0, dtype=np.int32)
+        page = self.page if not self.page.html else replace(self.page, html="")
         return PageBlocks(
-            page=replace(self.page, html=""),
+            page=page,
             scheme=self.scheme, text="", chunk_starts=offsets[:-1], chunk_ends=offsets[1:],
             chunk_in_link=np.zeros(0, dtype=bool),
             chunk_block=self.chunk_block[cuts[:-1]],
             parents=self.parents,
-            spans=np.searchsorted(cuts, self.spans).astype(np.int32).reshape(-1, 2),
+            spans=rank[self.spans].reshape(-1, 2),
             tag_ids=self.tag_ids, vocab=self.vocab, depths=none, lines=none, elements=none,
             shape=DomShape(none, self.vocab, none), notes=self.notes)
 
@@ -460,6 +469,33 @@ def covered_chunks(dom: DomIndex, scheme: str) -> np.ndarray:
         else np.zeros(0, dtype=bool)
 
 
+def cut_elements_numpy(dom: DomIndex, selected: np.ndarray) -> tuple[np.ndarray, ...]:
+    """The blocks of the ``selected`` elements (bool per element): their elements,
+    parents (the nearest selected ancestor), chunk spans, tags, depths and lines, and
+    each chunk's innermost block; in numpy, the reference of the compiled loop."""
+    elements = np.flatnonzero(selected).astype(np.int32)
+    block_of = np.where(selected, np.cumsum(selected) - 1, -1)
+    nearest = fill_down(dom.parents, block_of)
+    element_parents = dom.parents[elements]
+    parents = np.where(element_parents >= 0, nearest[element_parents], -1).astype(np.int32)
+    spans = np.stack((dom.chunk_starts[elements], dom.chunk_ends[elements]), axis=1)
+    chunk_block = (nearest[dom.chunk_owner] if len(dom.chunk_owner)
+                   else np.zeros(0, dtype=np.int32))
+    return (elements, parents, spans.astype(np.int32).reshape(-1, 2),
+            chunk_block.astype(np.int32, copy=False), dom.tag_ids[elements],
+            dom.depths[elements], dom.lines[elements])
+
+
+def _cut_elements(dom: DomIndex, selected: np.ndarray) -> tuple[np.ndarray, ...]:
+    """:func:`cut_elements_numpy`, compiled where available (a page's blocks in two
+    loops, not some fifteen numpy calls: ~5 against ~25 us)."""
+    if _compiled is None:
+        return cut_elements_numpy(dom, selected)
+    return _compiled.cut_blocks(selected.astype(bool, copy=False), dom.parents,
+                                dom.chunk_starts, dom.chunk_ends, dom.chunk_owner,
+                                dom.tag_ids, dom.depths, dom.lines)
+
+
 def segment_dom(page: Page, dom: DomIndex, scheme: str = "blocks") -> PageBlocks:
     """Cut an indexed page into the blocks of ``scheme`` (one of :data:`SCHEMES`)."""
     n_chunks = len(dom.chunk_first)
@@ -471,20 +507,14 @@ def segment_dom(page: Page, dom: DomIndex, scheme: str = "blocks") -> PageBlocks
             chunk_block[start:end] = index
         owners = dom.chunk_owner[spans[:, 0]] if len(spans) else np.zeros(0, np.int32)
         depths, lines = dom.depths[owners], dom.lines[owners]
+        tag_ids = dom.tag_ids[elements] if len(dom.tag_ids) else np.zeros(0, dtype=np.int32)
     else:
         try:
             select = SELECTORS[scheme]
         except KeyError:
             raise ValueError(f"unknown segmentation {scheme!r}; choose from {SCHEMES}") from None
-        selected = select(dom)
-        elements = np.flatnonzero(selected).astype(np.int32)
-        block_of = np.where(selected, np.cumsum(selected) - 1, -1)
-        nearest = fill_down(dom.parents, block_of)
-        element_parents = dom.parents[elements]
-        parents = np.where(element_parents >= 0, nearest[element_parents], -1).astype(np.int32)
-        spans = np.stack((dom.chunk_starts[elements], dom.chunk_ends[elements]), axis=1)
-        chunk_block = nearest[dom.chunk_owner] if n_chunks else np.zeros(0, dtype=np.int32)
-        depths, lines = dom.depths[elements], dom.lines[elements]
+        elements, parents, spans, chunk_block, tag_ids, depths, lines = _cut_elements(
+            dom, select(dom))
     attrs = None
     if scheme == "layout":
         all_elements = dom.elements()
@@ -501,7 +531,7 @@ def segment_dom(page: Page, dom: DomIndex, scheme: str = "blocks") -> PageBlocks
         chunk_block=chunk_block.astype(np.int32, copy=False),
         parents=parents,
         spans=spans.astype(np.int32, copy=False).reshape(-1, 2),
-        tag_ids=dom.tag_ids[elements] if len(dom.tag_ids) else np.zeros(0, dtype=np.int32),
+        tag_ids=tag_ids,
         vocab=dom.vocab,
         depths=depths.astype(np.int32, copy=False),
         lines=lines.astype(np.int32, copy=False),

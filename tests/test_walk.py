@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from denoise import blocks
-from denoise.blocks import index_dom
+from denoise.blocks import SELECTORS, cut_elements_numpy, index_dom
 from denoise.html import parse_html
 from denoise.texthash import distinct_words, distinct_words_python, index_chunks
 
@@ -50,6 +50,10 @@ def test_walks_agree_on_real_pages(dev_site_pages):
         assert python.text == compiled.text, page.id
         assert np.array_equal(python.chunk_first, compiled.chunk_first), page.id
         assert np.array_equal(python.parents, compiled.parents), page.id
+        want = index_chunks(python.text, python.chunk_first, python.chunk_last)
+        for name in want.__slots__:  # hashed four bytes a step, then the rest
+            assert np.array_equal(getattr(compiled.chunk_index, name), getattr(want, name)), \
+                (page.id, name)
 
 
 @pytest.mark.skipif(blocks.WALK != "compiled", reason="the compiled walk is not built here")
@@ -84,3 +88,26 @@ def test_compiled_distinct_word_count_agrees_with_python():
             distinct_words(text, starts, ends, wanted),
             distinct_words_python(text, starts, ends, wanted),
         ), wanted
+
+
+@pytest.mark.skipif(blocks.WALK != "compiled", reason="the compiled walk is not built here")
+@pytest.mark.parametrize("scheme", sorted(SELECTORS))
+def test_compiled_block_cuts_equal_numpy(scheme, dev_site_pages):
+    doms = [index_dom(parse_html(html or "<html></html>")) for html in PAGES]
+    doms += [index_dom(parse_html(page.html)) for page in dev_site_pages[:30]]
+    for dom in doms:
+        selected = SELECTORS[scheme](dom)
+        for want, got in zip(cut_elements_numpy(dom, selected),
+                             blocks._cut_elements(dom, selected), strict=True):
+            assert want.dtype == got.dtype and np.array_equal(want, got)
+
+
+@pytest.mark.skipif(blocks.WALK != "compiled", reason="the compiled walk is not built here")
+def test_compiled_block_cuts_refuse_a_tree_out_of_preorder():
+    dom = index_dom(parse_html(PAGES[1]))
+    parents = dom.parents.copy()
+    parents[1] = 5
+    with pytest.raises(ValueError, match="preorder"):
+        blocks._compiled.cut_blocks(np.ones(len(parents), dtype=bool), parents,
+                                    dom.chunk_starts, dom.chunk_ends, dom.chunk_owner,
+                                    dom.tag_ids, dom.depths, dom.lines)

@@ -48,6 +48,10 @@ REASONS = (
 )
 REASON = {name: code for code, name in enumerate(REASONS)}
 
+#: Label values as plain ints: numpy compares an array with an ``IntEnum`` member
+#: through a slow path (2.4 against 0.5 us), which the per-page steps avoid.
+TEMPLATE, CONTENT, UNKNOWN = int(Label.TEMPLATE), int(Label.CONTENT), int(Label.UNKNOWN)
+
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class LabeledPage:
@@ -75,7 +79,7 @@ class LabeledPage:
 
     def template_chunks(self) -> np.ndarray:
         """Text chunks labelled template (bool per chunk of the page)."""
-        template = self.labels == Label.TEMPLATE
+        template = self.labels == TEMPLATE
         if self.own_text_only:
             # a chunk outside every block (owner -1) picks the appended False
             return np.append(template, False)[self.blocks.chunk_block]
@@ -84,7 +88,7 @@ class LabeledPage:
     def template_share(self) -> tuple[int, int]:
         """Characters of template text and of all text on the page."""
         chars = self.blocks.chunk_chars()
-        return int(chars[self.template_chunks()].sum()), int(chars.sum())
+        return int(chars @ self.template_chunks()), int(chars.sum())
 
 
 def digest(text: str, kind: bytes = b"t") -> int:

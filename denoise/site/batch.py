@@ -35,7 +35,7 @@ from denoise.batch import map_pages
 from denoise.blocks import PageBlocks
 from denoise.errors import PageError
 from denoise.page import Page
-from denoise.site.base import Label, LabeledPage, PageKeys, SiteMethod
+from denoise.site.base import TEMPLATE, UNKNOWN, Label, LabeledPage, PageKeys, SiteMethod
 from denoise.site.spill import Spill
 
 
@@ -59,10 +59,11 @@ class SiteReport:
     def add(self, page: LabeledPage) -> None:
         """Account for one labelled page."""
         template, total = page.template_share()
+        per_label = np.bincount(page.labels, minlength=len(Label)).tolist()
         self.pages += 1
         self.blocks += len(page.labels)
-        self.template_blocks += int(np.count_nonzero(page.labels == Label.TEMPLATE))
-        self.unknown_blocks += int(np.count_nonzero(page.labels == Label.UNKNOWN))
+        self.template_blocks += per_label[TEMPLATE]
+        self.unknown_blocks += per_label[UNKNOWN]
         self.template_chars += template
         self.chars += total
 
