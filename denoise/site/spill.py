@@ -66,6 +66,11 @@ class _Layout:
         self.runs = [(dtype, [i for i, d in enumerate(dtypes) if d == dtype])
                      for dtype in by_size]
         self.dims = sum(ndims)  # how many ints a record's array dimensions take
+        self.reshaped = [i for i, ndim in enumerate(ndims) if ndim != 1]
+        self.flat = not self.reshaped
+        # the nested arrays' names, and what they are called inside their holder
+        self.notes = [(name, name[6:]) for name in names if name.startswith("notes.")]
+        self.index = [(name, name[12:]) for name in names if name.startswith("chunk_index.")]
 
     def parts(self, arrays: list[np.ndarray]) -> list[bytes]:
         """The bytes of ``arrays`` (laid out as this says), run by run: each array's own
@@ -83,31 +88,37 @@ class _Layout:
     def shapes(self, dims: Sequence[int]) -> tuple[list[tuple[int, ...]], list[int], int]:
         """Each array's shape and items, given all their dimensions in a row, and the
         bytes they take."""
-        shapes, counts, at = [], [], 0
-        for ndim in self.ndims:
-            shape = tuple(dims[at:at + ndim])
-            shapes.append(shape)
-            counts.append(math.prod(shape))
-            at += ndim
-        size = sum((dtype.itemsize * sum(counts[i] for i in members) + 7) & ~7
-                   for dtype, members in self.runs)
+        if self.flat:  # every array is 1-d: its dimension is its count
+            shapes, counts = [], list(dims)
+        else:
+            shapes, counts, at = [], [], 0
+            for ndim in self.ndims:
+                shape = tuple(dims[at:at + ndim])
+                shapes.append(shape)
+                counts.append(math.prod(shape))
+                at += ndim
+        size = 0
+        for dtype, members in self.runs:
+            size += (dtype.itemsize * sum([counts[i] for i in members]) + 7) & ~7
         return shapes, counts, size
 
-    def arrays(self, body: bytearray, dims: Sequence[int]) -> tuple[dict[str, np.ndarray], int]:
-        """The arrays laid out at the start of ``body``, by name, and where they end."""
-        shapes, counts, _ = self.shapes(dims)
+    def arrays(self, body: bytearray, dims: Sequence[int],
+               measured: tuple[list[tuple[int, ...]], list[int], int] | None = None
+               ) -> tuple[dict[str, np.ndarray], int]:
+        """The arrays laid out at the start of ``body``, by name, and where they end
+        (``measured``: what :meth:`shapes` gave for ``dims``, if the caller has it)."""
+        shapes, counts, _ = measured or self.shapes(dims)
         found: list[np.ndarray] = [_EMPTY] * len(self.names)
         at = 0
         for dtype, members in self.runs:
-            run = np.frombuffer(body, dtype, sum(counts[i] for i in members), at)
+            run = np.frombuffer(body, dtype, sum([counts[i] for i in members]), at)
             start = 0
             for i in members:
-                array = run[start:start + counts[i]]
-                if self.ndims[i] != 1:
-                    array = array.reshape(shapes[i])
-                found[i] = array
+                found[i] = run[start:start + counts[i]]
                 start += counts[i]
             at += (run.nbytes + 7) & ~7
+        for i in self.reshaped:
+            found[i] = found[i].reshape(shapes[i])
         return dict(zip(self.names, found, strict=True)), at
 
 
@@ -170,12 +181,12 @@ class Spill:
             key_parts = [*layout.parts(key_arrays), page_key.encode("utf-8", "surrogatepass")]
             key_dims = list(chain.from_iterable(map(_SHAPE, key_arrays)))
         page_layout, layout = self._layout(what, arrays)
-        name = self._name
         ints = [page_layout, keys_layout, sum(map(len, key_parts)), len(blocks.vocab),
                 -1 if shared else len(shape.vocab), -1 if attrs is None else len(attrs),
                 page.url is not None, len(joined), *key_dims,
                 *chain.from_iterable(map(_SHAPE, arrays)), *map(len, strings),
-                *map(name, blocks.vocab), *(() if shared else map(name, shape.vocab))]
+                *self._name_numbers(blocks.vocab),
+                *(() if shared else self._name_numbers(shape.vocab))]
         parts = [_COUNT.pack(len(ints)), struct.pack(f"<{len(ints)}q", *ints), *key_parts,
                  *layout.parts(arrays), joined]
         offset = self.stream.tell()  # only this method moves it
@@ -217,10 +228,11 @@ class Spill:
         at = _FIXED + (self._layouts[ints[1]].dims if ints[1] >= 0 else 0)
         dims = ints[at:at + layout.dims]
         at += layout.dims
-        body = bytearray(layout.shapes(dims)[2] + joined_size)
+        measured = layout.shapes(dims)
+        body = bytearray(measured[2] + joined_size)
         if stream.readinto(body) != len(body):
             raise ValueError("a spilled page's record ends early")
-        arrays, end = layout.arrays(body, dims)
+        arrays, end = layout.arrays(body, dims, measured)
         joined = str(memoryview(body)[end:], "utf-8", "surrogatepass")
         strings, start = [], 0
         for length in ints[at:at + 6 + max(n_attrs, 0)]:
@@ -232,10 +244,8 @@ class Spill:
         vocab = [names[i] for i in ints[at:at + n_vocab]]
         shape_vocab = vocab if n_shape_vocab < 0 else [
             names[i] for i in ints[at + n_vocab:at + n_vocab + n_shape_vocab]]
-        notes = {name[6:]: arrays.pop(name) for name in layout.names
-                 if name.startswith("notes.")}
-        index = {name[12:]: arrays.pop(name) for name in layout.names
-                 if name.startswith("chunk_index.")}
+        notes = {note: arrays.pop(name) for name, note in layout.notes}
+        index = {field: arrays.pop(name) for name, field in layout.index}
         shape = DomShape(arrays.pop("shape.tag_ids"), shape_vocab, arrays.pop("shape.parents"))
         return PageBlocks(
             page=Page(id=page_id, html=html, url=url if has_url else None, site=site),
@@ -252,6 +262,11 @@ class Spill:
             found = self._layout_ids[key] = len(self._layouts)
             self._layouts.append(_Layout(names, *key[1:]))
         return found, self._layouts[found]
+
+    def _name_numbers(self, names: list[str]) -> list[int]:
+        """The numbers of ``names`` in the run's table (new names are added)."""
+        found = list(map(self._name_ids.get, names))
+        return found if None not in found else list(map(self._name, names))
 
     def _name(self, name: str) -> int:
         found = self._name_ids.get(name)
