@@ -26,8 +26,7 @@ from denoise.site.fingerprint import FingerprintMethod
 
 def held(pages: list, reduce: bool) -> tuple[float, float]:
     """Mean bytes per held page (tracemalloc) and mean estimated bytes."""
-    method = FingerprintMethod()
-    segment = method.segmenter()
+    segment = FingerprintMethod().segmenter(shares_only=reduce)  # as the batch driver's
     kept: list[PageBlocks] = []
     estimated = 0
     gc.collect()
@@ -35,9 +34,6 @@ def held(pages: list, reduce: bool) -> tuple[float, float]:
     before = tracemalloc.get_traced_memory()[0]
     for page in pages:
         blocks = _without_html(segment(page))
-        if reduce:
-            method.page_keys(blocks)  # notes the page key, as the batch driver does
-            blocks = blocks.text_shares_only()
         kept.append(blocks)
         estimated += _held_size(blocks)
     gc.collect()

@@ -134,10 +134,15 @@ class SiteMethod(ABC):
         """Parse and segment ``page`` the way this method needs."""
         return self.segmenter()(page)
 
-    def segmenter(self) -> Callable[[Page], PageBlocks]:
+    def segmenter(self, *, shares_only: bool = False) -> Callable[[Page], PageBlocks]:
         """:meth:`segment` as a function that pickles (worker processes run it), so
         whatever a method notes of a page when it is segmented is noted there too; two
-        methods that segment alike give equal segmenters."""
+        methods that segment alike give equal segmenters.
+
+        ``shares_only`` is for a caller that reads only labels and text shares (a
+        per-site report): a method that labels from its :meth:`page_keys` then gives
+        each page reduced to them (:meth:`PageBlocks.text_shares_only`), reduced while
+        the page is fresh in the caches; other methods give whole pages."""
         return Segmenter(self.scheme)
 
     @abstractmethod
@@ -156,8 +161,8 @@ class SiteMethod(ABC):
         site reads them and not the whole page: a spilled page is read back only once,
         to be labelled. A method that has them must also :meth:`label` a page from its
         notes and block tree alone (noted keys, parents, spans, characters per chunk):
-        when only a report is wanted, a waiting page is reduced to those
-        (:meth:`PageBlocks.text_shares_only`)."""
+        when only a report is wanted, its :meth:`segmenter` reduces pages to those
+        (``shares_only``)."""
         return None
 
     def fit_keys(self, keys: Iterable[PageKeys]) -> Self:

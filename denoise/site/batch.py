@@ -11,7 +11,8 @@ method's text digests) has them written beside the page and fits from them alone
 spilled page is read back whole once, to be labelled; else twice (to fit, then to
 label). The spill file is this run's own, in a private folder deleted after it. A caller
 that reads only labels and text shares (a per-site report) says so (``text=False``), and
-such a method's waiting pages are reduced to those (:meth:`PageBlocks.text_shares_only`):
+such a method's pages are reduced to those as they are segmented
+(:meth:`SiteMethod.segmenter`'s ``shares_only``, :meth:`PageBlocks.text_shares_only`):
 ~13 KB a page instead of ~52 (``benchmarks/site_hold.py``), so about four times as many
 are held, and what spills is written and read faster.
 
@@ -123,10 +124,10 @@ def label_sites(
     if first is None:
         return
     methods = {first.site: method_for(first.site)}
-    segmenter = methods[first.site].segmenter()
+    segmenter = methods[first.site].segmenter(shares_only=not text)
     finished: set[str] = set()
     current: str | None = None
-    with _Waiting(hold_bytes, text) as waiting:
+    with _Waiting(hold_bytes) as waiting:
         for page, blocks in _segmented(chain([first], pages), segmenter, jobs):
             if on_page is not None:
                 on_page(page)
@@ -140,7 +141,7 @@ def label_sites(
                 current = page.site
             if page.site not in methods:
                 method = methods[page.site] = method_for(page.site)
-                if method.segmenter() != segmenter:
+                if method.segmenter(shares_only=not text) != segmenter:
                     raise ValueError(f"the method of site {page.site!r} segments pages "
                                      "otherwise than the first site's: give every site "
                                      "the same method and settings")
@@ -170,6 +171,8 @@ class _SegmentJob:
 def _without_html(blocks: PageBlocks) -> PageBlocks:
     """``blocks`` without its page's HTML, which no method reads once the page is
     segmented: a waiting page neither holds it nor writes it to the spill file."""
+    if not blocks.page.html:  # a page reduced to its text shares has none
+        return blocks
     return replace(blocks, page=replace(blocks.page, html=""))
 
 
@@ -236,12 +239,10 @@ class _SitePages:
 
 
 class _Waiting:
-    """Every site's waiting pages, held up to ``hold_bytes`` in all, spilled past it;
-    without ``text``, a keyed method's pages reduced to their text shares first."""
+    """Every site's waiting pages, held up to ``hold_bytes`` in all, spilled past it."""
 
-    def __init__(self, hold_bytes: int, text: bool = True) -> None:
+    def __init__(self, hold_bytes: int) -> None:
         self.hold_bytes = hold_bytes
-        self.text = text
         self.held_bytes = 0
         self.sites: dict[str, _SitePages] = {}
         self.spill: Spill | None = None
@@ -251,11 +252,6 @@ class _Waiting:
         pages = self.sites.get(site)
         if pages is None:
             pages = self.sites[site] = _SitePages()
-        keys = None
-        if not self.text:
-            keys = method.page_keys(blocks)  # notes the page key, which reads the text
-            if keys is not None:
-                blocks = blocks.text_shares_only()
         size = _held_size(blocks)
         # once a site spills, its later pages spill too, so input order is kept
         if not pages.offsets and self.held_bytes + size <= self.hold_bytes:
@@ -265,8 +261,7 @@ class _Waiting:
             return
         if self.spill is None:
             self.spill = Spill()
-        if keys is None:
-            keys = method.page_keys(blocks)
+        keys = method.page_keys(blocks)
         pages.spill, pages.keyed = self.spill, keys is not None
         pages.offsets.append(self.spill.write(blocks, keys))
 

@@ -171,6 +171,7 @@ class _KeyedSegmenter:
 
     scheme: str
     keys: TextKeys
+    shares_only: bool = False  # reduce the page to its text shares once it is noted
 
     def __call__(self, page: Page) -> PageBlocks:
         # the keys are made while the parsed tree is alive: freeing it first would push
@@ -179,6 +180,8 @@ class _KeyedSegmenter:
         blocks = segment_dom(page, dom, self.scheme)
         self.keys.of(blocks)
         page_key(blocks)
+        if self.shares_only:
+            return blocks.text_shares_only()
         return replace(blocks, chunk_index=None)
 
 
@@ -264,9 +267,12 @@ class FingerprintMethod(SiteMethod):
         self.counts_ = self.counts if self.counts is not None else MemoryCounts()
         return self.counts_
 
-    def segmenter(self) -> Callable[[Page], PageBlocks]:
-        """Segment, and note each page's text keys (:class:`TextKeys`)."""
-        return _KeyedSegmenter(self.scheme, self._key_settings())
+    def segmenter(self, *, shares_only: bool = False) -> Callable[[Page], PageBlocks]:
+        """Segment, and note each page's text keys (:class:`TextKeys`); with
+        ``shares_only``, reduce the page to its text shares but with ``structure``
+        (whose labels read links and layout)."""
+        return _KeyedSegmenter(self.scheme, self._key_settings(),
+                               shares_only and not self.structure)
 
     def _key_settings(self) -> TextKeys:
         return TextKeys(self.min_chars, self.min_unique_words)
