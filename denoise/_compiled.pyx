@@ -346,7 +346,7 @@ cdef inline void _hash_bytes(const unsigned char* data, Py_ssize_t start, Py_ssi
 
     Four bytes a step: their terms use fixed powers of ``Q_INV``, so the products are
     independent and only one multiplication a step waits on the last (a byte at a time,
-    every step waits on the last: ~3 times slower)."""
+    every step waits on the last)."""
     cdef cnp.uint64_t q2 = Q_INV * Q_INV
     cdef cnp.uint64_t q3 = q2 * Q_INV
     cdef cnp.uint64_t q4 = q3 * Q_INV
@@ -466,6 +466,48 @@ def cut_blocks(const cnp.npy_bool[:] selected, const int[:] parents, const int[:
             raise ValueError("cut_blocks: a chunk's owner is not an element")
         chunk_block[c] = nearest[owner] if owner >= 0 else -1
     return elements_a, parents_a, spans_a, chunk_block_a, tags_a, depths_a, lines_a
+
+
+def text_shares(const long long[:] chunk_starts, const long long[:] chunk_ends,
+                const int[:, :] spans, const int[:] chunk_block):
+    """``denoise.blocks.text_shares_numpy`` in three loops: the runs of chunks between
+    block boundaries, as character offsets, each run's innermost block, and the spans
+    in runs."""
+    cdef Py_ssize_t n_chunks = chunk_starts.shape[0], n_blocks = spans.shape[0]
+    cdef Py_ssize_t b, c, runs = 0
+    cdef int start, end
+    cdef long long total = 0
+    if chunk_ends.shape[0] != n_chunks or chunk_block.shape[0] != n_chunks or (
+            n_blocks and spans.shape[1] != 2):
+        raise ValueError("text_shares: chunk bounds, chunk blocks and spans disagree")
+    rank_a = np.zeros(n_chunks + 1, dtype=np.int32)
+    cdef int[:] rank = rank_a  # 1 at a boundary, then each boundary's rank
+    rank[0] = rank[n_chunks] = 1
+    for b in range(n_blocks):
+        start, end = spans[b, 0], spans[b, 1]
+        if start < 0 or end > n_chunks or start > end:
+            raise ValueError("text_shares: a block's chunks lie outside the page's")
+        rank[start] = 1
+        rank[end] = 1
+    offsets_a = np.empty(n_chunks + 1, dtype=np.int64)
+    blocks_a = np.empty(n_chunks + 1, dtype=np.int32)
+    cdef long long[:] offsets = offsets_a
+    cdef int[:] run_block = blocks_a
+    for c in range(n_chunks + 1):
+        if rank[c]:
+            rank[c] = <int>runs
+            offsets[runs] = total
+            if c < n_chunks:
+                run_block[runs] = chunk_block[c]
+            runs += 1
+        if c < n_chunks:
+            total += chunk_ends[c] - chunk_starts[c]
+    spans_a = np.empty((n_blocks, 2), dtype=np.int32)
+    cdef int[:, :] run_spans = spans_a
+    for b in range(n_blocks):
+        run_spans[b, 0] = rank[spans[b, 0]]
+        run_spans[b, 1] = rank[spans[b, 1]]
+    return offsets_a[:runs].copy(), blocks_a[:runs - 1].copy(), spans_a
 
 
 def fill_down(const int[:] parents, const int[:] marks):

@@ -344,27 +344,14 @@ class PageBlocks:
         shape or per-chunk link flags, and its per-block depths, lines, elements and
         attributes are gone (empty arrays, so that reading them fails loudly rather
         than finding zeros). Its notes are the page's."""
-        # a boundary mask, not a sort: a boundary's rank among the boundaries is the
-        # running count of the mask before it (half the cost of sort and searchsorted)
-        n_chunks = len(self.chunk_starts)
-        boundary = np.zeros(n_chunks + 1, dtype=bool)
-        boundary[self.spans.ravel()] = True
-        boundary[0] = boundary[n_chunks] = True
-        cuts = np.flatnonzero(boundary)
-        rank = np.cumsum(boundary, dtype=np.int32)
-        rank -= 1
-        offsets = np.zeros(n_chunks + 1, dtype=np.int64)
-        np.cumsum(self.chunk_chars(), out=offsets[1:])
-        offsets = offsets[cuts]
+        offsets, chunk_block, spans = _text_shares(self)
         none = np.zeros(0, dtype=np.int32)
         page = self.page if not self.page.html else replace(self.page, html="")
         return PageBlocks(
             page=page,
             scheme=self.scheme, text="", chunk_starts=offsets[:-1], chunk_ends=offsets[1:],
-            chunk_in_link=np.zeros(0, dtype=bool),
-            chunk_block=self.chunk_block[cuts[:-1]],
-            parents=self.parents,
-            spans=rank[self.spans].reshape(-1, 2),
+            chunk_in_link=np.zeros(0, dtype=bool), chunk_block=chunk_block,
+            parents=self.parents, spans=spans,
             tag_ids=self.tag_ids, vocab=self.vocab, depths=none, lines=none, elements=none,
             shape=DomShape(none, self.vocab, none), notes=self.notes)
 
@@ -386,6 +373,36 @@ class PageBlocks:
                                 text=self.block_text(index), link_text=link_text, line=line,
                                 depth=depth, span=(start, end), attrs=look))
         return tuple(blocks)
+
+
+def text_shares_numpy(blocks: PageBlocks) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The runs of chunks between block boundaries of ``blocks``: where each starts in
+    characters (and where the last ends), each run's innermost block, and each block's
+    span in runs (what :meth:`PageBlocks.text_shares_only` keeps); in numpy, the
+    reference of the compiled loops. A boundary's rank among the boundaries is the
+    running count of a mask of them, which spares a sort."""
+    n_chunks = len(blocks.chunk_starts)
+    boundary = np.zeros(n_chunks + 1, dtype=bool)
+    boundary[blocks.spans.ravel()] = True
+    boundary[0] = boundary[n_chunks] = True
+    cuts = np.flatnonzero(boundary)
+    rank = np.cumsum(boundary, dtype=np.int32)
+    rank -= 1
+    offsets = np.zeros(n_chunks + 1, dtype=np.int64)
+    np.cumsum(blocks.chunk_chars(), out=offsets[1:])
+    return (offsets[cuts], blocks.chunk_block[cuts[:-1]].astype(np.int32, copy=False),
+            rank[blocks.spans].reshape(-1, 2))
+
+
+def _text_shares(blocks: PageBlocks) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`text_shares_numpy`, compiled where available (three loops instead of a
+    dozen numpy calls)."""
+    if _compiled is None:
+        return text_shares_numpy(blocks)
+    return _compiled.text_shares(blocks.chunk_starts.astype(np.int64, copy=False),
+                                 blocks.chunk_ends.astype(np.int64, copy=False),
+                                 blocks.spans.astype(np.int32, copy=False).reshape(-1, 2),
+                                 blocks.chunk_block.astype(np.int32, copy=False))
 
 
 def _style_attrs(element: etree._Element) -> str:
@@ -487,8 +504,8 @@ def cut_elements_numpy(dom: DomIndex, selected: np.ndarray) -> tuple[np.ndarray,
 
 
 def _cut_elements(dom: DomIndex, selected: np.ndarray) -> tuple[np.ndarray, ...]:
-    """:func:`cut_elements_numpy`, compiled where available (a page's blocks in two
-    loops, not some fifteen numpy calls: ~5 against ~25 us)."""
+    """:func:`cut_elements_numpy`, compiled where available: a page's blocks in two
+    loops, not some fifteen numpy calls, each of which costs more than its work here."""
     if _compiled is None:
         return cut_elements_numpy(dom, selected)
     return _compiled.cut_blocks(selected.astype(bool, copy=False), dom.parents,

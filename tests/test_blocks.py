@@ -134,3 +134,30 @@ def test_a_page_reduced_to_its_text_shares_measures_every_block_as_the_page_does
         assert np.array_equal(np.bincount(reduced.chunk_block + 1, reduced_chars,
                                           minlength=len(blocks) + 1), owned)
         assert len(reduced.depths) == len(reduced.chunk_in_link) == 0  # gone, not zeros
+
+
+@pytest.mark.parametrize("scheme", SCHEMES)
+def test_compiled_text_shares_equal_numpy(dev_site_pages, scheme):
+    from denoise import blocks as blocks_module
+    from denoise.blocks import text_shares_numpy
+
+    if blocks_module._compiled is None:
+        pytest.skip("the compiled loops are not built here")
+    pages = [*dev_site_pages[:25], Page(id="empty.html", html="<p></p>"),
+             Page(id="bare.html", html="<html></html>")]
+    for one in pages:
+        blocks = segment(one, scheme)
+        for want, got in zip(text_shares_numpy(blocks), blocks_module._text_shares(blocks),
+                             strict=True):
+            assert want.dtype == got.dtype and np.array_equal(want, got), one.id
+
+
+def test_compiled_text_shares_refuse_spans_outside_the_page():
+    from denoise import blocks as blocks_module
+
+    if blocks_module._compiled is None:
+        pytest.skip("the compiled loops are not built here")
+    starts = np.array([0, 4], dtype=np.int64)
+    with pytest.raises(ValueError, match="outside"):
+        blocks_module._compiled.text_shares(starts, starts + 3, np.array([[0, 3]], np.int32),
+                                            np.zeros(2, dtype=np.int32))

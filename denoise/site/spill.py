@@ -86,8 +86,8 @@ class _Layout:
         return parts
 
     def shapes(self, dims: Sequence[int]) -> tuple[list[tuple[int, ...]], list[int], int]:
-        """Each array's shape and items, given all their dimensions in a row, and the
-        bytes they take."""
+        """Each array's shape (none when all are 1-d) and items, given all their
+        dimensions in a row, and the bytes they take."""
         if self.flat:  # every array is 1-d: its dimension is its count
             shapes, counts = [], list(dims)
         else:
