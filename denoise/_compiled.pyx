@@ -420,9 +420,9 @@ cdef inline void _pop(list deep_stack, int depth):
 def cut_blocks(const cnp.npy_bool[:] selected, const int[:] parents, const int[:] chunk_starts,
                const int[:] chunk_ends, const int[:] chunk_owner, const int[:] tag_ids,
                const int[:] depths, const int[:] lines):
-    """``denoise.blocks.cut_elements_numpy`` in two loops (one over the elements, one
-    over the chunks) instead of some fifteen numpy calls; ``parents`` must be a
-    preorder forest (checked here)."""
+    """``denoise.blocks.cut_elements_numpy`` in a few loops (over the elements to count
+    the blocks and to cut them, then over the chunks) instead of some fifteen numpy
+    calls; ``parents`` must be a preorder forest (checked here)."""
     cdef Py_ssize_t n = selected.shape[0], n_chunks = chunk_owner.shape[0]
     cdef Py_ssize_t e, c, k = 0, count = 0
     cdef int parent, owner

@@ -504,7 +504,7 @@ def cut_elements_numpy(dom: DomIndex, selected: np.ndarray) -> tuple[np.ndarray,
 
 
 def _cut_elements(dom: DomIndex, selected: np.ndarray) -> tuple[np.ndarray, ...]:
-    """:func:`cut_elements_numpy`, compiled where available: a page's blocks in two
+    """:func:`cut_elements_numpy`, compiled where available: a page's blocks in a few
     loops, not some fifteen numpy calls, each of which costs more than its work here."""
     if _compiled is None:
         return cut_elements_numpy(dom, selected)

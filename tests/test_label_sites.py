@@ -259,3 +259,15 @@ def test_a_report_alone_gets_the_same_labels_from_pages_without_their_text(make,
     assert [label[:5] for label in labels] == [label[:5] for label in whole[0]]
     assert all((text == "") == keyed for *_, text in labels)
     assert all(text for *_, text in whole[0])
+
+
+def test_a_method_whose_segmenter_takes_no_options_labels_whole_pages():
+    """``shares_only`` is asked for only when a report alone is wanted: a site method
+    written before it (``segmenter(self)``) labels as before."""
+
+    class Plain(FingerprintMethod):
+        def segmenter(self):
+            return super().segmenter()
+
+    want = signature(label_sites(sites(), lambda _: FingerprintMethod()))
+    assert signature(label_sites(sites(), lambda _: Plain())) == want

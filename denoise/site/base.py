@@ -140,9 +140,10 @@ class SiteMethod(ABC):
         methods that segment alike give equal segmenters.
 
         ``shares_only`` is for a caller that reads only labels and text shares (a
-        per-site report): a method that labels from its :meth:`page_keys` then gives
+        per-site report): a method that labels from its :meth:`page_keys` may then give
         each page reduced to them (:meth:`PageBlocks.text_shares_only`), reduced while
-        the page is fresh in the caches; other methods give whole pages."""
+        the page is fresh in the caches, as the fingerprint method does; this default
+        gives whole pages."""
         return Segmenter(self.scheme)
 
     @abstractmethod

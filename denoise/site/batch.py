@@ -124,7 +124,7 @@ def label_sites(
     if first is None:
         return
     methods = {first.site: method_for(first.site)}
-    segmenter = methods[first.site].segmenter(shares_only=not text)
+    segmenter = _segmenter(methods[first.site], text)
     finished: set[str] = set()
     current: str | None = None
     with _Waiting(hold_bytes) as waiting:
@@ -141,7 +141,7 @@ def label_sites(
                 current = page.site
             if page.site not in methods:
                 method = methods[page.site] = method_for(page.site)
-                if method.segmenter(shares_only=not text) != segmenter:
+                if _segmenter(method, text) != segmenter:
                     raise ValueError(f"the method of site {page.site!r} segments pages "
                                      "otherwise than the first site's: give every site "
                                      "the same method and settings")
@@ -153,6 +153,13 @@ def label_sites(
             waiting.add(page.site, blocks, methods[page.site])
         for site in list(methods):  # a labelled site's method (and counts) is let go
             yield from _label_site(methods.pop(site), waiting.pop(site))
+
+
+def _segmenter(method: SiteMethod, text: bool) -> Callable[[Page], PageBlocks]:
+    """The method's segmenter; without ``text``, one that may reduce pages to their
+    text shares (asked for only then, so a method whose ``segmenter`` takes no
+    ``shares_only`` still runs with ``text``)."""
+    return method.segmenter() if text else method.segmenter(shares_only=True)
 
 
 @dataclass(frozen=True)

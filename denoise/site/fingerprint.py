@@ -270,7 +270,7 @@ class FingerprintMethod(SiteMethod):
 
     def segmenter(self, *, shares_only: bool = False) -> Callable[[Page], PageBlocks]:
         """Segment, and note each page's text keys (:class:`TextKeys`); with
-        ``shares_only``, reduce the page to its text shares but with ``structure``
+        ``shares_only``, reduce the page to its text shares, except with ``structure``
         (whose labels read links and layout)."""
         return _KeyedSegmenter(self.scheme, self._key_settings(),
                                shares_only and not self.structure)
