@@ -370,8 +370,9 @@ cdef inline void _hash_bytes(const unsigned char* data, Py_ssize_t start, Py_ssi
 
 
 cdef tuple _chunk_index(const unsigned char* data, Py_ssize_t size, first_a, last_a):
-    """What ``denoise.texthash.index_chunks`` computes, a chunk at a time (the chunks
-    are in order, apart, and inside the text's ``size`` bytes, as the walk writes them)."""
+    """What ``denoise.texthash.index_chunks`` computes, a chunk at a time: the chunks
+    must be in order, apart, and inside the text's ``size`` bytes, as the walk writes
+    them (checked: hashing from the last chunk's end on reads only those bytes)."""
     cdef const long long[:] first = first_a
     cdef const long long[:] last = last_a
     cdef Py_ssize_t n = first.shape[0]
@@ -388,6 +389,8 @@ cdef tuple _chunk_index(const unsigned char* data, Py_ssize_t size, first_a, las
     cdef long long spaces = 0
     cdef Py_ssize_t c, at = 0
     for c in range(n):
+        if first[c] < at or last[c] < first[c] or last[c] > size:
+            raise ValueError("a chunk lies out of order or outside the text")
         _hash_bytes(data, at, first[c], &prefix, &power, &spaces)
         prefix_first[c], spaces_first[c] = prefix, spaces
         _hash_bytes(data, first[c], last[c], &prefix, &power, &spaces)
