@@ -1880,53 +1880,201 @@ def radix_positions(const cnp.uint64_t[::1] keys, const cnp.int64_t[::1] directo
 
 cdef extern from "Python.h":
     object PyUnicode_Substring(object text, Py_ssize_t start, Py_ssize_t end)
-    PyObject* PyDict_GetItemWithError(object d, object key) except? NULL
+    PyObject* PyList_GET_ITEM(object list, Py_ssize_t index)
 
 
-def chunk_numbers(str text, dict number):
-    """Cut ``text`` at spaces and line breaks into chunks: each chunk's number in
-    ``number`` (-1 when absent), its start, whether a line break precedes it, and the
-    positions and strings of the absent ones. None when a chunk would be empty (two
-    separators together, or one at either end)."""
-    cdef Py_ssize_t n = len(text), i, start = 0, k = 0, chunks = 1
-    cdef int kind = PyUnicode_KIND(text)
-    cdef void* data = PyUnicode_DATA(text)
-    cdef Py_UCS4 c
-    cdef bint line_break = False
-    cdef PyObject* found
-    if n == 0:
-        return None
-    for i in range(n):
-        c = PyUnicode_READ(kind, data, i)
-        if c == 32 or c == 10:
-            chunks += 1
-    numbers_array = np.empty(chunks, dtype=np.int64)
-    starts_array = np.empty(chunks, dtype=np.int64)
-    lines_array = np.zeros(chunks, dtype=np.uint8)
-    cdef cnp.int64_t[::1] numbers = numbers_array, starts = starts_array
-    cdef cnp.uint8_t[::1] lines = lines_array
-    missing_at = []
-    missing = []
-    for i in range(n + 1):
-        c = PyUnicode_READ(kind, data, i) if i < n else 32
-        if c != 32 and c != 10:
-            continue
-        if i == start:
+cdef packed struct _ChunkSlot:  # 32 bytes: a lookup reads one cache line
+    cnp.uint64_t hash
+    cnp.int32_t number  # -1: an empty slot
+    cnp.int32_t length  # code points; the top bit set when ``head`` holds the chunk itself
+    cnp.uint8_t head[16]  # the chunk, when it has up to 16 code points below 256
+
+
+DEF _CHUNK_INLINE = 0x40000000  # noqa
+
+
+cdef class ChunkTable:
+    """Space-free chunks of text to numbers 0, 1, 2... in the order they were added
+    (``kwx.text``'s chunk cache): what a dict of them would answer, exactly.
+
+    An open-addressing table of 32-byte slots holding a chunk's hash, number and (up to
+    16 Latin-1 characters, most chunks) the chunk itself, so a lookup reads one cache
+    line however cold the table is, and is confirmed code point by code point (longer
+    chunks against the kept string). :meth:`split` looks up every chunk of a text
+    straight from its characters: a dict needed a new string of each chunk, and its
+    hash, before the lookup (~100 ns a chunk, the most of kwx's per-chunk work).
+    """
+    cdef readonly list keys  # number -> chunk
+    cdef object slots_a
+    cdef _ChunkSlot* slots
+    cdef Py_ssize_t mask
+
+    def __cinit__(self):
+        self.keys = []
+        self._allocate(1024)
+
+    cdef void _allocate(self, Py_ssize_t size):
+        self.slots_a = np.zeros(32 * size, dtype=np.uint8)
+        self.slots = <_ChunkSlot*>cnp.PyArray_DATA(self.slots_a)
+        self.mask = size - 1
+        cdef Py_ssize_t i
+        for i in range(size):
+            self.slots[i].number = -1
+
+    def __len__(self):
+        return len(self.keys)
+
+    def __contains__(self, chunk):
+        return self.get(chunk) is not None
+
+    cdef _ChunkSlot* _find(self, int kind, void* data, Py_ssize_t start, Py_ssize_t length,
+                           cnp.uint64_t h) noexcept:
+        """The slot of ``data[start:start + length]``: its own, or the empty one where it
+        would go."""
+        cdef _ChunkSlot* slot = &self.slots[h & <cnp.uint64_t>self.mask]
+        cdef Py_ssize_t k
+        cdef str kept
+        cdef int kept_kind
+        cdef void* kept_data
+        while slot.number >= 0:
+            if slot.hash == h and (slot.length & ~_CHUNK_INLINE) == length:
+                if slot.length & _CHUNK_INLINE:
+                    k = 0
+                    while k < length and PyUnicode_READ(kind, data, start + k) == slot.head[k]:
+                        k += 1
+                else:
+                    kept = <str><object>PyList_GET_ITEM(self.keys, slot.number)
+                    kept_kind = PyUnicode_KIND(kept)
+                    kept_data = PyUnicode_DATA(kept)
+                    k = 0
+                    while k < length and PyUnicode_READ(kind, data, start + k) == PyUnicode_READ(
+                            kept_kind, kept_data, k):
+                        k += 1
+                if k == length:
+                    return slot
+            slot = &self.slots[(slot - self.slots + 1) & self.mask]
+        return slot
+
+    cdef _ChunkSlot* _find_str(self, str chunk) noexcept:
+        cdef int kind = PyUnicode_KIND(chunk)
+        cdef void* data = PyUnicode_DATA(chunk)
+        cdef Py_ssize_t k, n = len(chunk)
+        cdef cnp.uint64_t h = FNV_OFFSET
+        for k in range(n):
+            h = _mix(h, PyUnicode_READ(kind, data, k))
+        return self._find(kind, data, 0, n, h)
+
+    def __getitem__(self, str chunk):
+        cdef _ChunkSlot* slot = self._find_str(chunk)
+        if slot.number < 0:
+            raise KeyError(chunk)
+        return slot.number
+
+    def get(self, str chunk, default=None):
+        """The number of ``chunk``, ``default`` when it is not in the table."""
+        cdef _ChunkSlot* slot = self._find_str(chunk)
+        return slot.number if slot.number >= 0 else default
+
+    def add(self, list chunks):
+        """Number ``chunks`` (none in the table yet, each once) from ``len(self)`` on."""
+        cdef str chunk
+        cdef _ChunkSlot* slot
+        cdef Py_ssize_t k, n, size = self.mask + 1
+        cdef int kind
+        cdef void* data
+        if len(self.keys) + len(chunks) >= 2**31:
+            raise ValueError("too many chunks to number")
+        while 2 * (len(self.keys) + len(chunks)) > size:
+            size *= 2
+        if size != self.mask + 1:
+            self._grow(size)
+        for chunk in chunks:
+            n = len(chunk)
+            if n >= _CHUNK_INLINE:
+                raise ValueError("a chunk is too long to number")
+            slot = self._find_str(chunk)
+            if slot.number >= 0:
+                raise ValueError(f"chunk {chunk!r} is numbered already")
+            kind = PyUnicode_KIND(chunk)
+            data = PyUnicode_DATA(chunk)
+            slot.hash = FNV_OFFSET
+            for k in range(n):
+                slot.hash = _mix(slot.hash, PyUnicode_READ(kind, data, k))
+            slot.number = <cnp.int32_t>len(self.keys)
+            slot.length = <cnp.int32_t>n
+            if n <= 16 and kind == 1:
+                slot.length |= _CHUNK_INLINE
+                for k in range(n):
+                    slot.head[k] = <cnp.uint8_t>PyUnicode_READ(kind, data, k)
+            self.keys.append(chunk)
+
+    cdef void _grow(self, Py_ssize_t size):
+        """Move every slot to a table of ``size`` slots (a power of two)."""
+        old_a = self.slots_a
+        cdef _ChunkSlot* old = self.slots
+        cdef Py_ssize_t i, old_size = self.mask + 1
+        cdef _ChunkSlot* slot
+        self._allocate(size)
+        for i in range(old_size):
+            if old[i].number >= 0:
+                slot = &self.slots[old[i].hash & <cnp.uint64_t>self.mask]
+                while slot.number >= 0:
+                    slot = &self.slots[(slot - self.slots + 1) & self.mask]
+                slot[0] = old[i]
+
+    def numbers(self, list chunks):
+        """Per chunk, its number, -1 when it is not in the table (int64)."""
+        out_a = np.empty(len(chunks), dtype=np.int64)
+        cdef cnp.int64_t[::1] out = out_a
+        cdef Py_ssize_t i
+        for i in range(len(chunks)):
+            out[i] = self._find_str(<str?>chunks[i]).number
+        return out_a
+
+    def split(self, str text):
+        """Cut ``text`` at spaces and line breaks into chunks: each chunk's number (-1
+        when absent), its start, whether a line break precedes it, and the positions and
+        strings of the absent ones. None when a chunk would be empty (two separators
+        together, or one at either end)."""
+        cdef Py_ssize_t n = len(text), i, start = 0, k = 0, chunks = 1
+        cdef int kind = PyUnicode_KIND(text)
+        cdef void* data = PyUnicode_DATA(text)
+        cdef Py_UCS4 c
+        cdef bint line_break = False
+        cdef cnp.uint64_t h = FNV_OFFSET
+        cdef _ChunkSlot* slot
+        if n == 0:
             return None
-        chunk = PyUnicode_Substring(text, start, i)
-        found = PyDict_GetItemWithError(number, chunk)
-        if found == NULL:
-            numbers[k] = -1
-            missing_at.append(k)
-            missing.append(chunk)
-        else:
-            numbers[k] = <object>found
-        starts[k] = start
-        lines[k] = line_break
-        line_break = c == 10
-        k += 1
-        start = i + 1
-    return numbers_array, starts_array, lines_array, missing_at, missing
+        for i in range(n):
+            c = PyUnicode_READ(kind, data, i)
+            if c == 32 or c == 10:
+                chunks += 1
+        numbers_array = np.empty(chunks, dtype=np.int64)
+        starts_array = np.empty(chunks, dtype=np.int64)
+        lines_array = np.zeros(chunks, dtype=np.uint8)
+        cdef cnp.int64_t[::1] numbers = numbers_array, starts = starts_array
+        cdef cnp.uint8_t[::1] lines = lines_array
+        missing_at = []
+        missing = []
+        for i in range(n + 1):
+            c = PyUnicode_READ(kind, data, i) if i < n else 32
+            if c != 32 and c != 10:
+                h = _mix(h, c)
+                continue
+            if i == start:
+                return None
+            slot = self._find(kind, data, start, i - start, h)
+            numbers[k] = slot.number
+            if slot.number < 0:
+                missing_at.append(k)
+                missing.append(PyUnicode_Substring(text, start, i))
+            starts[k] = start
+            lines[k] = line_break
+            line_break = c == 10
+            k += 1
+            start = i + 1
+            h = FNV_OFFSET
+        return numbers_array, starts_array, lines_array, missing_at, missing
 
 
 def assemble_words(const cnp.int64_t[::1] numbers, const cnp.int64_t[::1] chunk_starts,

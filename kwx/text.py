@@ -26,7 +26,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from functools import cache
-from operator import itemgetter
+from itertools import repeat
 
 import numpy as np
 from spacy.attrs import IDX, IS_PUNCT, IS_SPACE, IS_STOP, IS_TITLE, IS_UPPER, LENGTH, LOWER, SPACY
@@ -252,7 +252,9 @@ class _ChunkTokens:
 
     def __init__(self, limit: int) -> None:
         self.limit = limit
-        self.number: dict[str, int] = {}
+        # chunk -> number, in the order added (compiled: a text is looked up chunk by chunk
+        # without a string made of each)
+        self.number = _compiled.ChunkTable() if _compiled is not None else _ChunkNumbers()
         self.first = np.zeros(1024, dtype=np.int64)  # first row of each chunk
         self.count = np.zeros(1024, dtype=np.int64)  # rows of each chunk
         self.length = np.zeros(1024, dtype=np.int64)  # characters of each chunk
@@ -263,15 +265,14 @@ class _ChunkTokens:
     def rows(self, flat: list[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """The token rows of the chunks ``flat`` in order, and each chunk's number of
         tokens and length."""
-        try:
-            numbers = self._numbers(flat)
-        except KeyError:
+        numbers = self.number.numbers(flat)
+        if (numbers < 0).any():
             number = self.number
             missing = list(dict.fromkeys([c for c in flat if c not in number]))
             if self._made_room(missing):
                 missing = list(dict.fromkeys(flat))
             self._add(missing)
-            numbers = self._numbers(flat)
+            numbers = self.number.numbers(flat)
         counts = self.count[numbers]
         return (self.table[ragged_arange(self.first[numbers], counts)], counts,
                 self.length[numbers])
@@ -279,25 +280,19 @@ class _ChunkTokens:
     def words(self, text: str) -> Words | None:
         """The words of ``text`` in one compiled pass over its chunks' cached rows; None
         when the text is not single-space-separated chunks on lines."""
-        split = _compiled.chunk_numbers(text, self.number)
+        split = self.number.split(text)
         if split is None:
             return None
         numbers, starts, lines, missing_at, missing = split
         if missing:
             distinct = list(dict.fromkeys(missing))
             if self._made_room(distinct):  # every chunk is missing now
-                numbers, starts, lines, missing_at, missing = _compiled.chunk_numbers(
-                    text, self.number)
+                numbers, starts, lines, missing_at, missing = self.number.split(text)
                 distinct = list(dict.fromkeys(missing))
             self._add(distinct)
-            number = self.number
-            numbers[missing_at] = [number[chunk] for chunk in missing]
+            numbers[missing_at] = self.number.numbers(missing)
         return Words(*_compiled.assemble_words(numbers, starts, lines, self.first,
                                                self.count, self.table))
-
-    def _numbers(self, flat: list[str]) -> np.ndarray:
-        found = itemgetter(*flat)(self.number) if len(flat) > 1 else (self.number[flat[0]],)
-        return np.fromiter(found, dtype=np.int64, count=len(flat))
 
     def _made_room(self, missing: list[str]) -> bool:
         """Start again if adding ``missing`` would overflow the cache; whether it did."""
@@ -367,7 +362,18 @@ class _ChunkTokens:
         self.length[start:end] = np.fromiter(map(len, chunks), dtype=np.int64,
                                              count=len(chunks))
         self.used += len(rows)
-        self.number.update(zip(chunks, range(start, end), strict=True))
+        self.number.add(chunks)
+
+
+class _ChunkNumbers(dict[str, int]):
+    """Chunk -> number, numbered in the order added: :class:`denoise._compiled.ChunkTable`
+    as a dict, where the extension is not built."""
+
+    def add(self, chunks: list[str]) -> None:
+        self.update(zip(chunks, range(len(self), len(self) + len(chunks)), strict=True))
+
+    def numbers(self, chunks: list[str]) -> np.ndarray:
+        return np.fromiter(map(self.get, chunks, repeat(-1)), dtype=np.int64, count=len(chunks))
 
 
 #: Chunks the cache holds before it starts again (~100 bytes each with their rows).

@@ -1093,6 +1093,44 @@ def test_compiled_occurrences_are_the_numpy_steps(dev_site_pages, max_words):
             assert np.array_equal(getattr(fast, name), getattr(slow, name)), (name, text)
 
 
+def test_the_compiled_chunk_table_numbers_chunks_as_a_dict_does(dev_site_pages):
+    import random
+
+    from kwx import text as module
+    from kwx.document import read_document
+
+    if module._compiled is None:
+        pytest.skip("the compiled extension is not built")
+    rng = random.Random(11)
+    made = ["".join(rng.choice("ab\u00e9\u4e2d\U0001f600-") for _ in range(rng.randrange(1, 40)))
+            for _ in range(5000)]  # Latin-1 and wider, inline (<= 16) and kept apart
+    texts = [read_document(page).text for page in dev_site_pages[:20]]
+    chunks = [c for text in texts for line in text.split("\n") for c in line.split(" ") if c]
+    table, numbers = module._compiled.ChunkTable(), module._ChunkNumbers()
+    for batch in (list(dict.fromkeys(made)), list(dict.fromkeys(chunks[:3000]))):
+        batch = [c for c in batch if c not in numbers]
+        table.add(batch)  # grows from 1,024 slots as it goes
+        numbers.add(batch)
+    assert len(table) == len(numbers) > 6000
+    probes = [*made, *chunks, "absent", "\u00e9absent", "a" * 17, "ab"[:1], "\U0001f600x"]
+    assert np.array_equal(table.numbers(probes), numbers.numbers(probes))
+    assert [table.get(c) for c in probes] == [numbers.get(c) for c in probes]
+    assert all((c in table) == (c in numbers) for c in probes)
+    with pytest.raises(KeyError):
+        table["absent"]
+    with pytest.raises(ValueError, match="numbered already"):
+        table.add([made[0]])
+    for text in texts:  # split: the same numbers, starts and absent chunks as by hand
+        found, starts, lines, missing_at, missing = table.split(text)
+        flat = [c for line in text.split("\n") for c in line.split(" ")]
+        assert found.tolist() == [numbers.get(c, -1) for c in flat]
+        assert missing == [c for c in flat if c not in numbers]
+        assert missing_at == [k for k, c in enumerate(flat) if c not in numbers]
+        assert starts.tolist() == np.cumsum([0] + [len(c) + 1 for c in flat[:-1]]).tolist()
+        assert int(lines.sum()) == text.count("\n")
+    assert table.split("a  b") is None and table.split("") is None
+
+
 def test_a_full_chunk_cache_starts_again_without_losing_a_page(monkeypatch):
     from kwx import text as module
 
