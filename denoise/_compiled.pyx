@@ -513,6 +513,78 @@ def text_shares(const long long[:] chunk_starts, const long long[:] chunk_ends,
     return offsets_a[:runs].copy(), blocks_a[:runs - 1].copy(), spans_a
 
 
+cdef extern from "Python.h":
+    Py_UCS4 PyUnicode_MAX_CHAR_VALUE(object text)
+    void PyUnicode_WRITE(int kind, void* data, Py_ssize_t index, Py_UCS4 value) nogil
+
+
+def kept_text(str text, const long long[:] chunk_starts, const long long[:] chunk_ends,
+              const int[:] chunk_block, const cnp.npy_bool[:] keep):
+    """``denoise.detector.block_lines`` in two passes over the chunks: the kept chunks of
+    ``text``, a run of neighbouring chunks of one block as its slice of the text, runs
+    apart by a line break where the block changes, else a space. The first pass
+    measures the result and its widest character (a string is made in the narrowest
+    kind its characters fit), the second copies the slices into it."""
+    cdef Py_ssize_t n = keep.shape[0], i, a, b, k, total = 0, size = len(text)
+    cdef Py_ssize_t previous = -1
+    cdef int kind = PyUnicode_KIND(text)
+    cdef void* data = PyUnicode_DATA(text)
+    cdef Py_UCS4 c, widest = 127 if PyUnicode_IS_ASCII(text) else 0
+    cdef Py_UCS4 ceiling = PyUnicode_MAX_CHAR_VALUE(text)
+    if chunk_starts.shape[0] < n or chunk_ends.shape[0] < n or chunk_block.shape[0] < n:
+        raise ValueError("one start, end and block a chunk, please")
+    for i in range(n):  # each kept chunk: the text from where the last one ended, or
+        if not keep[i]:  # a separator and the chunk
+            continue
+        if _continues(previous, i, chunk_block):
+            a = chunk_ends[previous]
+        else:
+            a = chunk_starts[i]
+            total += previous >= 0
+        b = chunk_ends[i]
+        if not (0 <= a <= b <= size):
+            raise ValueError("a chunk lies outside the text")
+        total += b - a
+        k = a
+        while widest < ceiling and k < b:
+            c = PyUnicode_READ(kind, data, k)
+            if c > widest:
+                widest = c
+            k += 1
+        previous = i
+    out = PyUnicode_New(total, widest)
+    cdef int out_kind = PyUnicode_KIND(out)
+    cdef void* out_data = PyUnicode_DATA(out)
+    cdef Py_ssize_t at = 0
+    previous = -1
+    for i in range(n):
+        if not keep[i]:
+            continue
+        if _continues(previous, i, chunk_block):
+            a = chunk_ends[previous]
+        else:
+            a = chunk_starts[i]
+            if previous >= 0:
+                PyUnicode_WRITE(out_kind, out_data, at,
+                                10 if chunk_block[i] != chunk_block[previous] else 32)
+                at += 1
+        b = chunk_ends[i]
+        if out_kind == kind:
+            memcpy(<char*>out_data + at * kind, <char*>data + a * kind, (b - a) * kind)
+        else:
+            for k in range(a, b):
+                PyUnicode_WRITE(out_kind, out_data, at + k - a, PyUnicode_READ(kind, data, k))
+        at += b - a
+        previous = i
+    return out
+
+
+cdef inline bint _continues(Py_ssize_t previous, Py_ssize_t i, const int[:] chunk_block) noexcept:
+    """Whether kept chunk ``i`` goes on the run of kept chunk ``previous``: its neighbour,
+    in the same block."""
+    return previous >= 0 and previous == i - 1 and chunk_block[i] == chunk_block[previous]
+
+
 def fill_down(const int[:] parents, const int[:] marks):
     """Per node, the mark of its nearest marked ancestor-or-self (-1 where none); preorder."""
     cdef Py_ssize_t n = parents.shape[0]

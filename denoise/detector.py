@@ -27,6 +27,11 @@ from denoise.page import Page
 from denoise.smooth import area_penalties, isotonic_smooth
 from denoise.validation import Curve
 
+try:
+    from denoise import _compiled
+except ImportError:  # the compiled extension is optional
+    _compiled = None
+
 #: Smoothing penalty constant ``c`` of Chakrabarti et al. 5.3 (gamma_i = c * A / A_i).
 #: They settled on 0.01 by eye. On our dev sites' cross-site folds (the sweep in
 #: benchmarks/RESULTS.md) 0.002-0.005 give ~96% pooled recall at 90% precision against
@@ -92,8 +97,19 @@ class PageScores:
 def block_lines(blocks: PageBlocks, keep: np.ndarray) -> str:
     """The kept chunks of a page as text, one line per block (chunks of a block joined by
     a space). The page text already joins its chunks with one space, so each run of
-    neighbouring kept chunks of one block is a single slice of it: one slice per run
-    and one join."""
+    neighbouring kept chunks of one block is a single slice of it (compiled: the slices
+    copied into one new string, with no string made of each)."""
+    if _compiled is not None:
+        return _compiled.kept_text(
+            blocks.text, blocks.chunk_starts.astype(np.int64, copy=False),
+            blocks.chunk_ends.astype(np.int64, copy=False),
+            blocks.chunk_block.astype(np.int32, copy=False), keep.astype(bool, copy=False))
+    return block_lines_numpy(blocks, keep)
+
+
+def block_lines_numpy(blocks: PageBlocks, keep: np.ndarray) -> str:
+    """:func:`block_lines` by numpy steps, one slice per run and one join (where the
+    extension is not built; the tests' reference)."""
     kept = np.flatnonzero(keep)
     if not len(kept):
         return ""

@@ -278,6 +278,33 @@ def test_block_lines_puts_each_blocks_kept_chunks_on_a_line_of_its_own(shipped, 
         assert block_lines(blocks, keep) == expected
     assert block_lines(blocks, np.zeros(len(blocks.chunk_block), dtype=bool)) == ""
 
+def test_compiled_block_lines_equal_the_numpy_steps(dev_site_pages):
+    from denoise import detector as module
+    from denoise.blocks import segment
+
+    if module._compiled is None:
+        pytest.skip("the compiled extension is not built")
+    wide = Page(id="wide.html", html="<body><p>caf\u00e9 one</p><div>\u4e2d two "
+                "<b>\U0001f600</b></div><p>plain</p><p>Gr\u00fc\u00dfe</p></body>")
+    rng = np.random.default_rng(3)
+    for page in [*dev_site_pages[:40], wide, Page(id="empty.html", html="<p></p>")]:
+        blocks = segment(page, "regions")
+        n = len(blocks.chunk_block)
+        for keep in (blocks.chunk_block >= 0, rng.random(n) < 0.5, rng.random(n) < 0.1,
+                     np.ones(n, dtype=bool), np.zeros(n, dtype=bool)):
+            got = block_lines(blocks, keep)
+            assert got == module.block_lines_numpy(blocks, keep), page.id
+            assert got.isascii() == all(ord(c) < 128 for c in got)  # the narrowest kind
+    text = "\u4e2d ab cd"  # wide text, the wide chunk dropped: an ASCII result
+    starts, ends = np.array([0, 2, 5]), np.array([1, 4, 7])
+    got = module._compiled.kept_text(text, starts, ends, np.zeros(3, dtype=np.int32),
+                                     np.array([False, True, True]))
+    assert got == "ab cd" and got.isascii()
+    with pytest.raises(ValueError, match="outside"):
+        module._compiled.kept_text("ab", starts, ends, np.zeros(3, dtype=np.int32),
+                                   np.array([False, True, False]))
+
+
 # --- clean and shaded HTML ------------------------------------------------------------
 
 
