@@ -138,10 +138,16 @@ class PageFeatures:
 
 
 def extract(page: Page) -> PageFeatures:
-    """Parse ``page`` once and compute the features of its scored blocks."""
+    """Parse ``page`` once and compute the features of its scored blocks; the parsed
+    tree is let go as soon as the walks that read it are done
+    (:meth:`DomIndex.without_tree`)."""
     root = parse_html(page.html, page.id)
     dom = index_dom(root)
-    return page_features(dom, segment_dom(page, dom, SCHEME), markup_stats(root))
+    markup = markup_stats(root)
+    blocks = segment_dom(page, dom, SCHEME)
+    del root
+    dom = dom.without_tree()  # the last hold on the tree: it is freed here
+    return page_features(dom, blocks, markup)
 
 
 def markup_stats(root: etree._Element) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

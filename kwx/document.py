@@ -48,16 +48,21 @@ class KeywordDocument:
 
 def read_document(page: Page, detector: TemplateDetector | None = None) -> KeywordDocument:
     """Parse ``page`` once and keep its body text, without the template blocks when a
-    ``detector`` is given."""
+    ``detector`` is given (the parsed tree is let go as soon as what reads it is done:
+    :meth:`denoise.blocks.DomIndex.without_tree`)."""
     root = parse_html(page.html, page.id)
     dom = index_dom(root)
+    markup = markup_stats(root) if detector is not None else None
+    head = _head_texts(root)
     blocks = segment_dom(page, dom, SCHEME)
+    del root
+    dom = dom.without_tree()  # the last hold on the tree: it is freed here
     in_body = blocks.chunk_block >= 0
-    if detector is None:
+    if detector is None or markup is None:
         keep = in_body
         template = np.zeros(len(blocks.chunk_block))
     else:
-        scores = detector.score_features(page_features(dom, blocks, markup_stats(root)))
+        scores = detector.score_features(page_features(dom, blocks, markup))
         keep = scores.content_chunks()
         template = np.append(scores.block_scores, 0.0)[blocks.chunk_block]
     kept = np.flatnonzero(keep)
@@ -70,7 +75,7 @@ def read_document(page: Page, detector: TemplateDetector | None = None) -> Keywo
     tags = np.array([tag in _HEADINGS for tag in blocks.vocab] + [False])
     heading = tags[np.where(owners >= 0, blocks.tag_ids[owners], -1)]
     removed = int(((ends - starts)[in_body & ~keep]).sum())
-    title, keywords, description = _head_texts(root)
+    title, keywords, description = head
     return KeywordDocument(page=page, text=block_lines(blocks, keep), chunk_starts=offsets,
                            chunk_link=blocks.chunk_in_link[kept], chunk_heading=heading,
                            chunk_template=template[kept].astype(np.float64), title=title,

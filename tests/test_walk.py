@@ -66,6 +66,20 @@ def test_a_walk_without_the_text_index_gives_the_same_page(dev_site_pages):
             assert np.array_equal(getattr(light, name), getattr(whole, name)), name
 
 
+def test_a_walked_page_segments_alike_without_its_tree(dev_site_pages):
+    from denoise.blocks import SCHEMES, segment_dom
+
+    for page in dev_site_pages[:10]:
+        dom = index_dom(parse_html(page.html))
+        light = dom.without_tree()
+        assert light.root is None and dom.root is not None and light.text == dom.text
+        for scheme in (s for s in SCHEMES if s != "layout"):
+            want, got = segment_dom(page, dom, scheme), segment_dom(page, light, scheme)
+            assert np.array_equal(want.spans, got.spans) and want.text == got.text, scheme
+        with pytest.raises(ValueError, match="let go"):  # layout reads the elements
+            segment_dom(page, light, "layout")
+
+
 def test_text_is_whitespace_collapsed_chunks():
     python = index_dom(parse_html(PAGES[1]), compiled=False)
     assert python.chunks == ["lead", "bold", "tail end", "link", "in", "link", "after"]
