@@ -54,9 +54,9 @@ while it ran (``/proc/stat``), figures from runs with more than 0.3 are marked `
 and ``--wait-idle 300`` makes each run wait (up to 300 s) for an idle machine first.
 The ``--jobs 2`` and Spark figures mean nothing unless both cores were free.
 
-Time on the 2-core development machine, idle (at ``50e77dc``): about 11 CPU-seconds per
-1,000 pages for the default commands and the two bare parses (``kwx extract`` 42% of
-it), so 10000 pages take about 2 minutes and 100000 about 19, plus a few minutes for
+Time on the 2-core development machine, idle (at ``97f7106``): about 9 CPU-seconds per
+1,000 pages for the default commands and the two bare parses (``kwx extract`` 36% of
+it), so 10000 pages take about 2 minutes and 100000 about 17, plus a few minutes for
 the ``--jobs 2`` and Spark runs and for writing the inputs the first time.
 ``denoise site`` holds waiting pages in memory up to a budget
 (``denoise.site.batch.HOLD_BYTES``: about 33,500 of these pages for the per-site report

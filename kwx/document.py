@@ -58,7 +58,7 @@ def read_document(page: Page, detector: TemplateDetector | None = None) -> Keywo
     del root
     dom = dom.without_tree()  # the last hold on the tree: it is freed here
     in_body = blocks.chunk_block >= 0
-    if detector is None or markup is None:
+    if detector is None or markup is None:  # (markup is None exactly when detector is)
         keep = in_body
         template = np.zeros(len(blocks.chunk_block))
     else:
