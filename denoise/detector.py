@@ -24,7 +24,7 @@ from denoise.blocks import PageBlocks
 from denoise.features import PageFeatures, extract
 from denoise.model import ModelError, TemplateModel, default_model_path
 from denoise.page import Page
-from denoise.smooth import area_penalties, isotonic_smooth
+from denoise.smooth import smooth_page
 from denoise.validation import Curve
 
 try:
@@ -197,9 +197,8 @@ class TemplateDetector:
         """The classifier's scores smoothed over the page's tree of scored blocks."""
         if self.smoothing is None or not len(raw):
             return raw
-        penalties = area_penalties(features.areas, self.smoothing, parents=features.parents)
-        return isotonic_smooth(raw, features.parents, weights=features.weights,
-                               penalties=penalties, levels=SMOOTHING_LEVELS)
+        return smooth_page(raw, features.parents, features.weights, features.areas,
+                           self.smoothing, SMOOTHING_LEVELS)
 
     def score_features(self, features: PageFeatures,
                        site_template: np.ndarray | None = None) -> PageScores:

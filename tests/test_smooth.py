@@ -408,3 +408,33 @@ def test_area_penalties():
 def test_area_penalty_validation(areas, kwargs, message):
     with pytest.raises(ValueError, match=message):
         area_penalties(areas, **kwargs)
+
+
+def test_a_page_is_smoothed_as_the_checked_functions_smooth_it(dev_site_pages):
+    from denoise.detector import SMOOTHING_LEVELS, TemplateDetector
+    from denoise.features import extract
+    from denoise.smooth import smooth_page
+
+    detector = TemplateDetector.load()
+    rng = np.random.default_rng(7)
+    for page in dev_site_pages[:40]:
+        features = extract(page)
+        raw = detector.model.predict_proba(features)
+        for scores in (raw, rng.random(len(raw)), np.round(rng.random(len(raw)), 1)):
+            for c in (detector.smoothing, 0.0, 1.0):
+                want = isotonic_smooth(
+                    scores, features.parents, weights=features.weights, levels=SMOOTHING_LEVELS,
+                    penalties=area_penalties(features.areas, c, parents=features.parents))
+                got = smooth_page(scores, features.parents, features.weights, features.areas,
+                                  c, SMOOTHING_LEVELS)
+                assert got.dtype == want.dtype and np.array_equal(got, want), page.id
+    parents = np.array([-1, 0, 0], dtype=np.int32)
+    weights, areas = np.ones(3), np.array([0.0, 0.0, 0.0])  # a page without area
+    for scores in (np.array([0.2, 0.9, 0.4]), np.zeros(0)):
+        n = len(scores)
+        assert np.array_equal(
+            smooth_page(scores, parents[:n], weights[:n], areas[:n], 0.01, 100),
+            isotonic_smooth(scores, parents[:n], weights=weights[:n], levels=100,
+                            penalties=area_penalties(areas[:n], 0.01, parents=parents[:n])))
+    with pytest.raises(ValueError, match="finite"):  # bad scores go to the checked path
+        smooth_page(np.array([0.2, np.nan, 0.4]), parents, weights, areas, 0.01, 100)
