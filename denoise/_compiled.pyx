@@ -532,7 +532,8 @@ def kept_text(str text, const long long[:] chunk_starts, const long long[:] chun
     cdef Py_UCS4 c, widest = 127 if PyUnicode_IS_ASCII(text) else 0
     cdef Py_UCS4 ceiling = PyUnicode_MAX_CHAR_VALUE(text)
     if chunk_starts.shape[0] < n or chunk_ends.shape[0] < n or chunk_block.shape[0] < n:
-        raise ValueError("one start, end and block a chunk, please")
+        raise ValueError("chunk_starts, chunk_ends and chunk_block need an entry for every "
+                         "chunk of keep")
     for i in range(n):  # each kept chunk: the text from where the last one ended, or
         if not keep[i]:  # a separator and the chunk
             continue
@@ -543,7 +544,7 @@ def kept_text(str text, const long long[:] chunk_starts, const long long[:] chun
             total += previous >= 0
         b = chunk_ends[i]
         if not (0 <= a <= b <= size):
-            raise ValueError("a chunk lies outside the text")
+            raise ValueError("the kept chunks must lie in order inside the text")
         total += b - a
         k = a
         while widest < ceiling and k < b:
@@ -1976,7 +1977,7 @@ cdef class ChunkTable:
     straight from its characters: a dict needed a new string of each chunk, and its
     hash, before the lookup (~100 ns a chunk, the most of kwx's per-chunk work).
     """
-    cdef readonly list keys  # number -> chunk
+    cdef list keys  # number -> chunk
     cdef object slots_a
     cdef _ChunkSlot* slots
     cdef Py_ssize_t mask
@@ -1986,8 +1987,9 @@ cdef class ChunkTable:
         self._allocate(1024)
 
     cdef void _allocate(self, Py_ssize_t size):
-        self.slots_a = np.zeros(32 * size, dtype=np.uint8)
-        self.slots = <_ChunkSlot*>cnp.PyArray_DATA(self.slots_a)
+        self.slots_a = np.zeros(32 * size + 64, dtype=np.uint8)
+        cdef size_t start = <size_t>cnp.PyArray_DATA(self.slots_a)
+        self.slots = <_ChunkSlot*>((start + 63) & ~(<size_t>63))  # no slot spans two lines
         self.mask = size - 1
         cdef Py_ssize_t i
         for i in range(size):
@@ -1997,7 +1999,7 @@ cdef class ChunkTable:
         return len(self.keys)
 
     def __contains__(self, chunk):
-        return self.get(chunk) is not None
+        return type(chunk) is str and self._find_str(chunk).number >= 0
 
     cdef _ChunkSlot* _find(self, int kind, void* data, Py_ssize_t start, Py_ssize_t length,
                            cnp.uint64_t h) noexcept:
@@ -2027,22 +2029,27 @@ cdef class ChunkTable:
             slot = &self.slots[(slot - self.slots + 1) & self.mask]
         return slot
 
-    cdef _ChunkSlot* _find_str(self, str chunk) noexcept:
-        cdef int kind = PyUnicode_KIND(chunk)
-        cdef void* data = PyUnicode_DATA(chunk)
-        cdef Py_ssize_t k, n = len(chunk)
+    cdef _ChunkSlot* _find_str(self, str chunk) except NULL:
+        cdef int kind
+        cdef void* data
+        cdef Py_ssize_t k, n
         cdef cnp.uint64_t h = FNV_OFFSET
+        if chunk is None:
+            raise TypeError("a chunk must be a str, not None")
+        kind = PyUnicode_KIND(chunk)
+        data = PyUnicode_DATA(chunk)
+        n = len(chunk)
         for k in range(n):
             h = _mix(h, PyUnicode_READ(kind, data, k))
         return self._find(kind, data, 0, n, h)
 
-    def __getitem__(self, str chunk):
+    def __getitem__(self, str chunk not None):
         cdef _ChunkSlot* slot = self._find_str(chunk)
         if slot.number < 0:
             raise KeyError(chunk)
         return slot.number
 
-    def get(self, str chunk, default=None):
+    def get(self, str chunk not None, default=None):
         """The number of ``chunk``, ``default`` when it is not in the table."""
         cdef _ChunkSlot* slot = self._find_str(chunk)
         return slot.number if slot.number >= 0 else default

@@ -13,6 +13,7 @@ site", at the precision the curve says.
 
 from __future__ import annotations
 
+import math
 import os
 from dataclasses import dataclass
 from functools import cached_property
@@ -139,8 +140,8 @@ class TemplateDetector:
 
     def __init__(self, model: TemplateModel, *, curve: Curve | None = None,
                  smoothing: float | None = DEFAULT_SMOOTHING, threshold: float = 0.5) -> None:
-        if smoothing is not None and smoothing < 0:
-            raise ValueError(f"smoothing must be >= 0 or None, got {smoothing!r}")
+        if smoothing is not None and not (math.isfinite(smoothing) and smoothing >= 0):
+            raise ValueError(f"smoothing must be a finite number >= 0 or None, got {smoothing!r}")
         if not 0.0 <= threshold <= 1.0 + 1e-6:
             raise ValueError(f"threshold must be in [0, 1], got {threshold!r}")
         self.model = model

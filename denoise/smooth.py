@@ -36,6 +36,7 @@ Python version here runs the same steps in the same order and gives the same out
 
 from __future__ import annotations
 
+import math
 import operator
 
 import numpy as np
@@ -115,14 +116,22 @@ def isotonic_smooth(
 def smooth_page(scores: np.ndarray, parents: np.ndarray, weights: np.ndarray,
                 areas: np.ndarray, c: float, levels: int) -> np.ndarray:
     """``isotonic_smooth(scores, parents, weights=weights, penalties=area_penalties(areas,
-    c, parents=parents), levels=levels)`` for a page's tree of scored blocks as
+    c, parents=parents), levels=levels)``, the same output (``tests/test_smooth.py``
+    compares them), for a page's tree of scored blocks as
     :func:`denoise.features.page_features` makes it: int32 parents in preorder, weights
-    of at least 1, finite areas of at least 0, made so there and not checked again here
-    (on a page of ~100 blocks the checks took as long as the compiled program). The
-    scores are checked: in [0, 1]. The candidate values come from a count over the grid
-    rather than a sort. The same output (``tests/test_smooth.py`` compares them)."""
+    of at least 1, finite areas of at least 0.
+
+    The checked functions convert and check every input again, which on a page of ~100
+    blocks took as long as the compiled program. Here a few vectorised tests check what
+    it must trust (types, lengths, parents before children), weights and areas of at
+    least 0, scores in [0, 1] and a finite ``c``; a page that fails one goes to the
+    checked functions, and their errors. The candidate values come from a count over
+    the grid rather than a sort.
+    """
     x = np.asarray(scores, dtype=np.float64)
-    if _isotonic is None or not len(x) or not (x.min() >= 0.0 and x.max() <= 1.0):
+    n = len(x)
+    if (_isotonic is None or not n or not (x.min() >= 0.0 and x.max() <= 1.0)
+            or not _page_tree(parents, weights, areas, n) or not math.isfinite(c)):
         return isotonic_smooth(x, parents, weights=weights, levels=levels,
                                penalties=area_penalties(areas, c, parents=parents))
     grid = _as_levels(levels)
@@ -132,6 +141,17 @@ def smooth_page(scores: np.ndarray, parents: np.ndarray, weights: np.ndarray,
     steps = np.rint(x * grid)
     values = np.flatnonzero(np.bincount(steps.astype(np.intp), minlength=grid + 1)) / grid
     return values[_isotonic.smooth_indices(parents, steps / grid, weights, gamma, values)]
+
+
+def _page_tree(parents: np.ndarray, weights: np.ndarray, areas: np.ndarray, n: int) -> bool:
+    """Whether ``parents``, ``weights`` and ``areas`` have the types and lengths
+    :func:`smooth_page` trusts, every parent before its child (what the compiled program
+    reads without bounds checks), and weights and areas of at least 0 (NaN fails)."""
+    if not all(isinstance(a, np.ndarray) and a.shape == (n,) for a in (parents, weights, areas)):
+        return False
+    return (parents.dtype == np.int32 and weights.dtype == areas.dtype == np.float64
+            and bool(((parents >= -1) & (parents < np.arange(n))).all())
+            and bool((weights >= 0.0).all()) and bool((areas >= 0.0).all()))
 
 
 def area_penalties(

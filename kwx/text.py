@@ -273,6 +273,8 @@ class _ChunkTokens:
                 missing = list(dict.fromkeys(flat))
             self._add(missing)
             numbers = self.number.numbers(flat)
+            if (numbers < 0).any():  # _add numbers every chunk it is given
+                raise RuntimeError("the chunk cache lost a chunk it had just added")
         counts = self.count[numbers]
         return (self.table[ragged_arange(self.first[numbers], counts)], counts,
                 self.length[numbers])
@@ -376,7 +378,8 @@ class _ChunkNumbers(dict[str, int]):
         return np.fromiter(map(self.get, chunks, repeat(-1)), dtype=np.int64, count=len(chunks))
 
 
-#: Chunks the cache holds before it starts again (~100 bytes each with their rows).
+#: Chunks the cache holds before it starts again (~100 bytes each with their rows, and
+#: up to 64 more of the table's slots, which stays at most half full).
 _MAX_CHUNKS = 200_000
 
 

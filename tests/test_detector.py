@@ -278,6 +278,13 @@ def test_block_lines_puts_each_blocks_kept_chunks_on_a_line_of_its_own(shipped, 
         assert block_lines(blocks, keep) == expected
     assert block_lines(blocks, np.zeros(len(blocks.chunk_block), dtype=bool)) == ""
 
+@pytest.mark.parametrize("smoothing", [float("nan"), float("inf"), -0.1])
+def test_a_smoothing_constant_must_be_finite_and_not_negative(smoothing):
+    model = TemplateDetector.load().model
+    with pytest.raises(ValueError, match="smoothing must be a finite number"):
+        TemplateDetector(model, smoothing=smoothing)
+
+
 def test_compiled_block_lines_equal_the_numpy_steps(dev_site_pages):
     from denoise import detector as module
     from denoise.blocks import segment
@@ -300,9 +307,15 @@ def test_compiled_block_lines_equal_the_numpy_steps(dev_site_pages):
     got = module._compiled.kept_text(text, starts, ends, np.zeros(3, dtype=np.int32),
                                      np.array([False, True, True]))
     assert got == "ab cd" and got.isascii()
-    with pytest.raises(ValueError, match="outside"):
+    with pytest.raises(ValueError, match="inside the text"):
         module._compiled.kept_text("ab", starts, ends, np.zeros(3, dtype=np.int32),
                                    np.array([False, True, False]))
+    with pytest.raises(ValueError, match="in order"):  # a run's end going backwards
+        module._compiled.kept_text("abcdefgh", np.array([0, 2]), np.array([8, 5]),
+                                   np.zeros(2, dtype=np.int32), np.array([True, True]))
+    with pytest.raises(ValueError, match="every chunk"):
+        module._compiled.kept_text("ab", starts[:1], ends[:1], np.zeros(1, dtype=np.int32),
+                                   np.array([True, False]))
 
 
 # --- clean and shaded HTML ------------------------------------------------------------

@@ -1129,6 +1129,12 @@ def test_the_compiled_chunk_table_numbers_chunks_as_a_dict_does(dev_site_pages):
         assert starts.tolist() == np.cumsum([0] + [len(c) + 1 for c in flat[:-1]]).tolist()
         assert int(lines.sum()) == text.count("\n")
     assert table.split("a  b") is None and table.split("") is None
+    for wrong in (None, 5, b"absent"):  # not a str: never a key, as for a dict
+        assert wrong not in table
+    with pytest.raises(TypeError):
+        table.get(None)
+    with pytest.raises(TypeError):
+        table.numbers(["absent", None])
 
 
 def test_a_full_chunk_cache_starts_again_without_losing_a_page(monkeypatch):

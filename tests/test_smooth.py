@@ -438,3 +438,24 @@ def test_a_page_is_smoothed_as_the_checked_functions_smooth_it(dev_site_pages):
                             penalties=area_penalties(areas[:n], 0.01, parents=parents[:n])))
     with pytest.raises(ValueError, match="finite"):  # bad scores go to the checked path
         smooth_page(np.array([0.2, np.nan, 0.4]), parents, weights, areas, 0.01, 100)
+
+
+@pytest.mark.parametrize(("change", "message"), [
+    ({"weights": np.ones(1)}, "weights"),  # too short: refused, never read past its end
+    ({"parents": np.array([-1, 5, 0], dtype=np.int32)}, "preorder"),
+    ({"parents": np.array([-1, 0, 0])}, None),  # int64 parents: the checked path, fine
+    ({"c": float("nan")}, "finite"),
+    ({"areas": np.array([1.0, -1.0, 1.0])}, ">= 0"),
+])
+def test_a_page_the_fast_path_cannot_trust_goes_to_the_checked_functions(change, message):
+    from denoise.smooth import smooth_page
+
+    args = {"scores": np.array([0.2, 0.9, 0.4]), "parents": np.array([-1, 0, 0], np.int32),
+            "weights": np.ones(3), "areas": np.ones(3), "c": 0.01, "levels": 100}
+    args.update(change)
+    if message is None:
+        assert np.array_equal(smooth_page(**args), smooth_page(
+            **{**args, "parents": args["parents"].astype(np.int32)}))
+        return
+    with pytest.raises(ValueError, match=message):
+        smooth_page(**args)
