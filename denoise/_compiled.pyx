@@ -518,7 +518,7 @@ cdef extern from "Python.h":
     void PyUnicode_WRITE(int kind, void* data, Py_ssize_t index, Py_UCS4 value) nogil
 
 
-def kept_text(str text, const long long[:] chunk_starts, const long long[:] chunk_ends,
+def kept_text(str text not None, const long long[:] chunk_starts, const long long[:] chunk_ends,
               const int[:] chunk_block, const cnp.npy_bool[:] keep):
     """``denoise.detector.block_lines`` in two passes over the chunks: the kept chunks of
     ``text``, a run of neighbouring chunks of one block as its slice of the text, runs
@@ -1959,11 +1959,8 @@ cdef extern from "Python.h":
 cdef packed struct _ChunkSlot:  # 32 bytes: a lookup reads one cache line
     cnp.uint64_t hash
     cnp.int32_t number  # -1: an empty slot
-    cnp.int32_t length  # code points; the top bit set when ``head`` holds the chunk itself
+    cnp.int32_t length  # code points; _INLINE set when ``head`` holds the chunk itself
     cnp.uint8_t head[16]  # the chunk, when it has up to 16 code points below 256
-
-
-DEF _CHUNK_INLINE = 0x40000000  # noqa
 
 
 cdef class ChunkTable:
@@ -2011,8 +2008,8 @@ cdef class ChunkTable:
         cdef int kept_kind
         cdef void* kept_data
         while slot.number >= 0:
-            if slot.hash == h and (slot.length & ~_CHUNK_INLINE) == length:
-                if slot.length & _CHUNK_INLINE:
+            if slot.hash == h and (slot.length & ~_INLINE) == length:
+                if slot.length & _INLINE:
                     k = 0
                     while k < length and PyUnicode_READ(kind, data, start + k) == slot.head[k]:
                         k += 1
@@ -2030,18 +2027,10 @@ cdef class ChunkTable:
         return slot
 
     cdef _ChunkSlot* _find_str(self, str chunk) except NULL:
-        cdef int kind
-        cdef void* data
-        cdef Py_ssize_t k, n
-        cdef cnp.uint64_t h = FNV_OFFSET
         if chunk is None:
             raise TypeError("a chunk must be a str, not None")
-        kind = PyUnicode_KIND(chunk)
-        data = PyUnicode_DATA(chunk)
-        n = len(chunk)
-        for k in range(n):
-            h = _mix(h, PyUnicode_READ(kind, data, k))
-        return self._find(kind, data, 0, n, h)
+        return self._find(PyUnicode_KIND(chunk), PyUnicode_DATA(chunk), 0, len(chunk),
+                          _str_hash(chunk))
 
     def __getitem__(self, str chunk not None):
         cdef _ChunkSlot* slot = self._find_str(chunk)
@@ -2061,6 +2050,7 @@ cdef class ChunkTable:
         cdef Py_ssize_t k, n, size = self.mask + 1
         cdef int kind
         cdef void* data
+        cdef cnp.uint64_t h
         if len(self.keys) + len(chunks) >= 2**31:
             raise ValueError("too many chunks to number")
         while 2 * (len(self.keys) + len(chunks)) > size:
@@ -2069,20 +2059,19 @@ cdef class ChunkTable:
             self._grow(size)
         for chunk in chunks:
             n = len(chunk)
-            if n >= _CHUNK_INLINE:
+            if n >= _INLINE:
                 raise ValueError("a chunk is too long to number")
-            slot = self._find_str(chunk)
-            if slot.number >= 0:
-                raise ValueError(f"chunk {chunk!r} is numbered already")
             kind = PyUnicode_KIND(chunk)
             data = PyUnicode_DATA(chunk)
-            slot.hash = FNV_OFFSET
-            for k in range(n):
-                slot.hash = _mix(slot.hash, PyUnicode_READ(kind, data, k))
+            h = _str_hash(chunk)
+            slot = self._find(kind, data, 0, n, h)
+            if slot.number >= 0:
+                raise ValueError(f"chunk {chunk!r} is numbered already")
+            slot.hash = h
             slot.number = <cnp.int32_t>len(self.keys)
             slot.length = <cnp.int32_t>n
             if n <= 16 and kind == 1:
-                slot.length |= _CHUNK_INLINE
+                slot.length |= _INLINE
                 for k in range(n):
                     slot.head[k] = <cnp.uint8_t>PyUnicode_READ(kind, data, k)
             self.keys.append(chunk)
@@ -2110,7 +2099,7 @@ cdef class ChunkTable:
             out[i] = self._find_str(<str?>chunks[i]).number
         return out_a
 
-    def split(self, str text):
+    def split(self, str text not None):
         """Cut ``text`` at spaces and line breaks into chunks: each chunk's number (-1
         when absent), its start, whether a line break precedes it, and the positions and
         strings of the absent ones. None when a chunk would be empty (two separators

@@ -313,6 +313,9 @@ def test_compiled_block_lines_equal_the_numpy_steps(dev_site_pages):
     with pytest.raises(ValueError, match="in order"):  # a run's end going backwards
         module._compiled.kept_text("abcdefgh", np.array([0, 2]), np.array([8, 5]),
                                    np.zeros(2, dtype=np.int32), np.array([True, True]))
+    with pytest.raises(TypeError):
+        module._compiled.kept_text(None, starts, ends, np.zeros(3, dtype=np.int32),
+                                   np.array([False, True, False]))
     with pytest.raises(ValueError, match="every chunk"):
         module._compiled.kept_text("ab", starts[:1], ends[:1], np.zeros(1, dtype=np.int32),
                                    np.array([True, False]))

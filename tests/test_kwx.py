@@ -1135,6 +1135,10 @@ def test_the_compiled_chunk_table_numbers_chunks_as_a_dict_does(dev_site_pages):
         table.get(None)
     with pytest.raises(TypeError):
         table.numbers(["absent", None])
+    with pytest.raises(TypeError):
+        table.split(None)
+    with pytest.raises(TypeError):
+        table.add([None])
 
 
 def test_a_full_chunk_cache_starts_again_without_losing_a_page(monkeypatch):
