@@ -2230,7 +2230,7 @@ cdef extern from "Python.h":
 DEF _MAX_SHAPED = 64  # at least kwx.affixes.MAX_CHARS
 
 
-def shape_cuts(str chunk, dict shapes, specials, Py_ssize_t max_chars):
+def shape_cuts(str chunk not None, dict shapes not None, specials, Py_ssize_t max_chars):
     """``kwx.affixes.ShapeCuts.cuts`` in one pass (``shapes`` and ``specials`` are its
     own): the shape of ``chunk`` (ASCII letters written x / X, a possessive's "s" kept,
     runs of one case cut to two; with a digit, "$" or "°", its digits written 0 and the
@@ -2238,6 +2238,10 @@ def shape_cuts(str chunk, dict shapes, specials, Py_ssize_t max_chars):
     has a digit, "$" or "°" with a letter, a character from U+00A1 on or three dots,
     has an unknown or refused shape, or holds a special case at one of its shape's
     places. ``tests/test_affixes.py`` compares it with the Python steps."""
+    return _shape_cuts(chunk, shapes, specials, max_chars)
+
+
+cdef object _shape_cuts(str chunk, dict shapes, specials, Py_ssize_t max_chars):
     cdef Py_ssize_t n = len(chunk), i, k = 0
     cdef int kind = PyUnicode_KIND(chunk)
     cdef void* data = PyUnicode_DATA(chunk)
@@ -2326,65 +2330,216 @@ cdef bytes _PUNCT_ASCII = b"!\"#%&'()*,-./:;?@[\\]_{}"
 cdef bytes _SPACE_ASCII = b"\t\n\x0b\x0c\r\x1c\x1d\x1e\x1f "
 
 
-def ascii_token_rows(list tokens, stops, get_id):
+cdef struct _AsciiClasses:
+    unsigned char punct[128]
+    unsigned char space[128]
+
+
+cdef void _ascii_classes(_AsciiClasses* classes) noexcept:
+    cdef Py_ssize_t i
+    memset(classes, 0, sizeof(_AsciiClasses))
+    for i in range(len(_PUNCT_ASCII)):
+        classes.punct[<unsigned char>_PUNCT_ASCII[i]] = 1
+    for i in range(len(_SPACE_ASCII)):
+        classes.space[<unsigned char>_SPACE_ASCII[i]] = 1
+
+
+cdef cnp.uint64_t _murmur64(const unsigned char* data, Py_ssize_t length,
+                            cnp.uint64_t seed) noexcept nogil:
+    """MurmurHash64A (Appleby) of ``data[:length]``, eight bytes read little-endian at
+    a time: the hash spaCy gives a string (its UTF-8 bytes, seed 1). ``kwx.text`` checks
+    it against ``spacy.strings.get_string_id`` before trusting it."""
+    cdef cnp.uint64_t m = 0xC6A4A7935BD1E995ULL
+    cdef cnp.uint64_t h = seed ^ (<cnp.uint64_t>length * m)
+    cdef cnp.uint64_t k
+    cdef Py_ssize_t i, j, blocks = length // 8
+    for i in range(blocks):
+        k = 0
+        for j in range(8):
+            k |= (<cnp.uint64_t>data[8 * i + j]) << (8 * j)
+        k *= m
+        k ^= k >> 47
+        k *= m
+        h ^= k
+        h *= m
+    if length & 7:
+        for j in range((length & 7) - 1, -1, -1):
+            h ^= (<cnp.uint64_t>data[8 * blocks + j]) << (8 * j)
+        h *= m
+    h ^= h >> 47
+    h *= m
+    h ^= h >> 47
+    return h
+
+
+def spacy_string_id(str text not None, dict symbols not None):
+    """``spacy.strings.get_string_id`` of an ASCII ``text`` (``symbols``: spaCy's
+    ``spacy.symbols.IDS``), compiled; None for text that is not ASCII."""
+    if not PyUnicode_IS_ASCII(text):
+        return None
+    return _string_id(text, symbols)
+
+
+cdef inline cnp.uint64_t _string_id(str ascii_text, dict symbols) except? 0:
+    cdef Py_ssize_t n = len(ascii_text)
+    if n == 0:
+        return 0
+    symbol = symbols.get(ascii_text)
+    if symbol is not None:
+        return symbol
+    return _murmur64(PyUnicode_1BYTE_DATA(ascii_text), n, 1)
+
+
+cdef int _ascii_row(const Py_UCS1* s, Py_ssize_t length, cnp.uint64_t* row,
+                    const _AsciiClasses* classes, stops, dict symbols) except -1:
+    """The row of the ASCII token ``s[:length]``, at offset 0 and with "no space after"
+    0 (the caller sets those)."""
+    cdef Py_ssize_t i
+    cdef unsigned char c
+    cdef bint punct = True, space = length > 0  # as spaCy's is_punct and str.isspace say of ""
+    cdef bint upper_seen = False, lower_seen = False, after_cased = False, alnum = False
+    cdef bint title = True
+    lowered = PyUnicode_New(length, 127)  # filled below, before anyone sees it
+    cdef Py_UCS1* low = PyUnicode_1BYTE_DATA(lowered)
+    for i in range(length):
+        c = s[i]
+        punct = punct and classes.punct[c]
+        space = space and classes.space[c]
+        if 65 <= c <= 90:  # str.istitle: upper case only after an uncased character
+            title = title and not after_cased
+            upper_seen = after_cased = alnum = True
+            c += 32
+        elif 97 <= c <= 122:  # and lower case only after a cased one
+            title = title and after_cased
+            lower_seen = after_cased = alnum = True
+        else:
+            after_cased = False
+            alnum = alnum or (48 <= c <= 57)
+        low[i] = c
+    row[0] = _string_id(lowered, symbols)
+    row[1] = punct
+    row[2] = space
+    row[3] = lowered in stops
+    row[4] = title and (upper_seen or lower_seen)
+    row[5] = upper_seen and not lower_seen
+    row[6] = alnum
+    row[7] = length == 1 and (s[0] == 45 or s[0] == 47 or s[0] == 38 or s[0] == 39)
+    row[8] = 0
+    row[9] = length
+    row[10] = 0
+    return 0
+
+
+def ascii_token_rows(list tokens, stops, dict symbols not None):
     """kwx.text's token rows (11 columns: id, punct, space, stop, title, upper, letter or
     digit, joiner, offset 0, length, no space after) of the ASCII tokens among
     ``tokens``, what spaCy's English lexeme getters give (``stops``: its stop words;
-    ``get_id``: ``spacy.strings.get_string_id``); and the indices of the others, whose
-    rows are left 0 for the Python getters."""
-    cdef Py_ssize_t n = len(tokens), t, i, length
-    cdef const unsigned char* s
-    cdef unsigned char c
-    cdef bint punct, space, upper_seen, lower_seen, title, after_cased, alnum
-    cdef unsigned char punct_table[128]
-    cdef unsigned char space_table[128]
-    cdef Py_UCS1* low
+    ``symbols``: ``spacy.symbols.IDS``, the strings whose id is not their hash); and
+    the indices of the others, whose rows are left 0 for the Python getters."""
+    cdef Py_ssize_t n = len(tokens), t
+    cdef _AsciiClasses classes
     rows_array = np.zeros((n, 11), dtype=np.uint64)
     cdef cnp.uint64_t[:, ::1] rows = rows_array
-    memset(punct_table, 0, 128)
-    memset(space_table, 0, 128)
-    for i in range(len(_PUNCT_ASCII)):
-        punct_table[<unsigned char>_PUNCT_ASCII[i]] = 1
-    for i in range(len(_SPACE_ASCII)):
-        space_table[<unsigned char>_SPACE_ASCII[i]] = 1
+    _ascii_classes(&classes)
     others = []
     for t in range(n):
         token = tokens[t]
         if not PyUnicode_IS_ASCII(token):
             others.append(t)
             continue
-        length = len(<str>token)
-        s = PyUnicode_1BYTE_DATA(token)
-        lowered = PyUnicode_New(length, 127)  # filled below, before anyone sees it
-        low = PyUnicode_1BYTE_DATA(lowered)
-        punct, space = True, length > 0  # as spaCy's is_punct and str.isspace say of ""
-        upper_seen = lower_seen = after_cased = alnum = False
-        title = True
-        for i in range(length):
-            c = s[i]
-            punct = punct and punct_table[c]
-            space = space and space_table[c]
-            if 65 <= c <= 90:  # str.istitle: upper case only after an uncased character
-                title = title and not after_cased
-                upper_seen = after_cased = alnum = True
-                c += 32
-            elif 97 <= c <= 122:  # and lower case only after a cased one
-                title = title and after_cased
-                lower_seen = after_cased = alnum = True
-            else:
-                after_cased = False
-                alnum = alnum or (48 <= c <= 57)
-            low[i] = c
-        rows[t, 0] = get_id(lowered)
-        rows[t, 1] = punct
-        rows[t, 2] = space
-        rows[t, 3] = lowered in stops
-        rows[t, 4] = title and (upper_seen or lower_seen)
-        rows[t, 5] = upper_seen and not lower_seen
-        rows[t, 6] = alnum
-        rows[t, 7] = length == 1 and (s[0] == 45 or s[0] == 47 or s[0] == 38 or s[0] == 39)
-        rows[t, 9] = length
+        _ascii_row(PyUnicode_1BYTE_DATA(token), len(<str>token), &rows[t, 0], &classes, stops,
+                   symbols)
     return rows_array, others
+
+
+cdef inline bint _one_ascii_token(const Py_UCS1* s, Py_ssize_t n) noexcept:
+    """Whether ``s[:n]`` is ASCII letters only or ASCII digits only (kwx.text's _SIMPLE)."""
+    cdef Py_ssize_t i
+    cdef bint letters = True, digits = True
+    cdef Py_UCS1 c
+    for i in range(n):
+        c = s[i]
+        letters = letters and (65 <= c <= 90 or 97 <= c <= 122)
+        digits = digits and 48 <= c <= 57
+    return n > 0 and (letters or digits)
+
+
+def chunk_rows(list chunks, exceptions, ChunkTable previous, previous_first, previous_count,
+               previous_table, dict shapes not None, specials, Py_ssize_t max_chars, stops,
+               dict symbols not None):
+    """The token rows (kwx.text's 11 columns) of the chunks that need no spaCy call, in
+    one pass: a chunk of ASCII letters only or digits only that is not among
+    ``exceptions`` (one token, "no space after" set, as ``_single_token_rows`` makes
+    it), a chunk numbered in ``previous`` (its rows copied from ``previous_table``), an
+    ASCII chunk whose shape gives its cuts (``_shape_cuts``: rows as ``_cut_rows`` makes
+    them). Returns the rows, chunk after chunk, and each chunk's number of rows, -1 for
+    a chunk left to the caller (spaCy, or the getters for a token that is not ASCII).
+    The caller checks first that the compiled rows agree with the getters."""
+    cdef Py_ssize_t n = len(chunks), i, j, k, used = 0, length, first = 0, count
+    cdef int way  # 0: one token, 1: the previous table's rows, 2: its shape's cuts
+    cdef bint ascii
+    cdef _AsciiClasses classes
+    cdef const Py_UCS1* s
+    cdef const cnp.int64_t[::1] old_first, old_count
+    cdef const cnp.uint64_t[:, ::1] old_table
+    cdef cnp.uint64_t[:, ::1] rows
+    cdef cnp.int64_t[::1] counts
+    cdef _ChunkSlot* slot
+    cdef str chunk
+    _ascii_classes(&classes)
+    if previous is not None:
+        old_first, old_count, old_table = previous_first, previous_count, previous_table
+    rows_array = np.zeros((2 * n + 16, 11), dtype=np.uint64)
+    rows = rows_array
+    counts_array = np.full(n, -1, dtype=np.int64)
+    counts = counts_array
+    for i in range(n):
+        chunk = <str?>chunks[i]
+        length = len(chunk)
+        ascii = PyUnicode_IS_ASCII(chunk)
+        cuts = None
+        if ascii and _one_ascii_token(PyUnicode_1BYTE_DATA(chunk), length) and \
+                chunk not in exceptions:
+            way, count = 0, 1
+        else:
+            slot = previous._find_str(chunk) if previous is not None else NULL
+            if slot != NULL and slot.number >= 0:
+                if slot.number >= old_first.shape[0] or slot.number >= old_count.shape[0]:
+                    raise ValueError("the previous table numbers more chunks than it has rows")
+                way, first, count = 1, old_first[slot.number], old_count[slot.number]
+                if first < 0 or count < 0 or first + count > old_table.shape[0]:
+                    raise ValueError("the previous table's rows are out of its range")
+            elif ascii:
+                cuts = _shape_cuts(chunk, shapes, specials, max_chars)
+                if cuts is None:
+                    continue
+                way, count = 2, len(cuts)
+            else:
+                continue
+        if used + count > rows.shape[0]:
+            grown = np.zeros((2 * (used + count), 11), dtype=np.uint64)
+            grown[:used] = rows_array[:used]
+            rows_array = grown
+            rows = rows_array
+        counts[i] = count
+        if way == 0:
+            _ascii_row(PyUnicode_1BYTE_DATA(chunk), length, &rows[used, 0], &classes, stops,
+                       symbols)
+            rows[used, 10] = 1
+        elif way == 1:
+            for k in range(count):
+                for j in range(11):
+                    rows[used + k, j] = old_table[first + k, j]
+        else:
+            s = PyUnicode_1BYTE_DATA(chunk)
+            for k, (a, b) in enumerate(cuts):
+                if not 0 <= a <= b <= length:
+                    raise ValueError("a shape's cut is outside its chunk")
+                _ascii_row(s + <Py_ssize_t>a, <Py_ssize_t>b - <Py_ssize_t>a, &rows[used + k, 0],
+                           &classes, stops, symbols)
+                rows[used + k, 8] = a
+        used += count
+    return rows_array[:used].copy(), counts_array
 
 
 # --- kwx.text: candidate phrase occurrences -----------------------------------------------
@@ -2422,3 +2577,59 @@ def phrase_occurrences(const cnp.uint64_t[::1] ids, const cnp.int64_t[::1] runs,
                 lengths[k] = n
                 k += 1
     return hashes_array[:k].copy(), first_array[:k].copy(), lengths_array[:k].copy()
+
+
+# --- kwx.candidates: per-candidate counts over its occurrences ----------------------------
+
+def occurrence_counts(const cnp.int64_t[::1] first, const cnp.int64_t[::1] lengths,
+                      const cnp.int64_t[::1] inverse, Py_ssize_t candidates,
+                      const cnp.int64_t[::1] word_starts, const cnp.int64_t[::1] chunk_starts,
+                      const cnp.npy_bool[::1] capitalized, const cnp.npy_bool[::1] upper,
+                      const cnp.npy_bool[::1] chunk_link, const cnp.npy_bool[::1] chunk_heading,
+                      const double[::1] chunk_template):
+    """``kwx.candidates``' counts in one pass over the occurrences (occurrence ``i``:
+    words ``first[i]`` to ``first[i] + lengths[i] - 1``, candidate ``inverse[i]``): per
+    candidate, how many of its occurrences have every word capitalized, every word in
+    ALL CAPS, every word in anchor text, every word in a heading, and the sum of the
+    template scores of their first words' chunks, added in occurrence order (what
+    ``np.bincount`` adds). A word's chunk is the last one starting at or before it (the
+    first when none does), as ``KeywordDocument.chunk_of`` finds it."""
+    cdef Py_ssize_t m = first.shape[0], words = word_starts.shape[0]
+    cdef Py_ssize_t chunks = chunk_starts.shape[0], i, w, c = 0, a, b
+    cdef bint all_capitalized, all_upper, all_link, all_heading
+    if lengths.shape[0] != m or inverse.shape[0] != m:
+        raise ValueError("first, lengths and inverse must have one entry an occurrence")
+    if capitalized.shape[0] != words or upper.shape[0] != words:
+        raise ValueError("the word flags must have one entry a word")
+    if chunk_link.shape[0] != chunks or chunk_heading.shape[0] != chunks or \
+            chunk_template.shape[0] != chunks:
+        raise ValueError("the chunk arrays must have one entry a chunk")
+    if words and not chunks:
+        raise ValueError("words without chunks")
+    chunk_of_array = np.empty(words, dtype=np.int64)
+    cdef cnp.int64_t[::1] chunk_of = chunk_of_array
+    for w in range(words):  # both in order: walk the chunks along
+        while c + 1 < chunks and chunk_starts[c + 1] <= word_starts[w]:
+            c += 1
+        chunk_of[w] = c
+    counts_array = np.zeros((4, candidates), dtype=np.int64)
+    template_array = np.zeros(candidates, dtype=np.float64)
+    cdef cnp.int64_t[:, ::1] counts = counts_array
+    cdef double[::1] template = template_array
+    for i in range(m):
+        a = first[i]
+        b = a + lengths[i]
+        if a < 0 or lengths[i] < 1 or b > words or not 0 <= inverse[i] < candidates:
+            raise ValueError("an occurrence is outside the words or the candidates")
+        all_capitalized = all_upper = all_link = all_heading = True
+        for w in range(a, b):
+            all_capitalized = all_capitalized and capitalized[w]
+            all_upper = all_upper and upper[w]
+            all_link = all_link and chunk_link[chunk_of[w]]
+            all_heading = all_heading and chunk_heading[chunk_of[w]]
+        counts[0, inverse[i]] += all_capitalized
+        counts[1, inverse[i]] += all_upper
+        counts[2, inverse[i]] += all_link
+        counts[3, inverse[i]] += all_heading
+        template[inverse[i]] += chunk_template[chunk_of[a]]
+    return counts_array, template_array

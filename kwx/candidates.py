@@ -16,7 +16,12 @@ import numpy as np
 
 from denoise.arrays import sorted_positions, unique_groups
 from kwx.document import KeywordDocument
-from kwx.text import MAX_WORDS, occurrences, words
+from kwx.text import MAX_WORDS, Occurrences, Words, occurrences, words
+
+try:
+    from denoise import _compiled
+except ImportError:  # the compiled extension is optional
+    _compiled = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -60,36 +65,53 @@ def find_candidates(document: KeywordDocument, max_words: int = MAX_WORDS) -> Ca
     last_word = first_word + lengths - 1
     spans = np.stack([found.starts[first_word], found.ends[last_word]], axis=1) if n else \
         np.zeros((0, 2), dtype=np.int64)
-
-    # per-word flags, then per occurrence: all its words (prefix sums over the words)
-    chunk = document.chunk_of(found.starts)
-    last_of_occ = occ.first + occ.lengths - 1
-
-    def share_all(flags: np.ndarray) -> np.ndarray:
-        prefix = np.concatenate(([0], np.cumsum(flags)))
-        every = (prefix[last_of_occ + 1] - prefix[occ.first]) == occ.lengths
-        return np.bincount(inverse, weights=every, minlength=n) / np.maximum(tf, 1)
-
     inner_stops = np.concatenate(([0], np.cumsum(found.stop)))
     stop_inside = (inner_stops[last_word + 1] - inner_stops[first_word]) > 0
-
-    def pooled(per_chunk: np.ndarray) -> np.ndarray:
-        """Mean over occurrences of a per-chunk value, read at each occurrence's first
-        word (a phrase never leaves its block, and the value is the block's)."""
-        values = per_chunk[chunk[occ.first]] if len(chunk) else np.zeros(0)
-        return np.bincount(inverse, weights=values, minlength=n) / np.maximum(tf, 1)
-
+    counts, template = _occurrence_counts(document, found, occ, inverse, n)
+    shares = counts / np.maximum(tf, 1)
     return Candidates(
         document=document, hashes=hashes, lengths=lengths, tf=tf, first=first_word,
-        spans=spans, capitalized=share_all(found.capitalized), upper=share_all(found.upper),
-        anchor=share_all(document.chunk_link[chunk] if len(chunk) else found.stop),
-        heading=share_all(document.chunk_heading[chunk] if len(chunk) else found.stop),
-        template=pooled(document.chunk_template), stop_inside=stop_inside,
+        spans=spans, capitalized=shares[0], upper=shares[1], anchor=shares[2],
+        heading=shares[3], template=template / np.maximum(tf, 1), stop_inside=stop_inside,
         **dict(zip(("in_title", "in_meta_keywords", "in_meta_description"), _present(
             hashes, (document.title, document.meta_keywords, document.meta_description),
             max_words), strict=True)),
         n_words=len(found),
     )
+
+
+def _occurrence_counts(document: KeywordDocument, found: Words, occ: Occurrences,
+                       inverse: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """Per candidate (``inverse``: each occurrence's), how many of its occurrences have
+    every word capitalized, in ALL CAPS, in anchor text, in a heading (4 x n, int64),
+    and the sum of its occurrences' template scores, each read at its first word (a
+    phrase never leaves its block, and the score is the block's). One compiled pass
+    where built (:func:`denoise._compiled.occurrence_counts`), else numpy steps."""
+    if _compiled is not None:
+        return _compiled.occurrence_counts(
+            occ.first, occ.lengths, inverse, n, found.starts, document.chunk_starts,
+            found.capitalized, found.upper, document.chunk_link, document.chunk_heading,
+            document.chunk_template)
+    return _occurrence_counts_numpy(document, found, occ, inverse, n)
+
+
+def _occurrence_counts_numpy(document: KeywordDocument, found: Words, occ: Occurrences,
+                             inverse: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`_occurrence_counts` by numpy steps (the tests' reference): per word flags,
+    then per occurrence whether all its words have them, by prefix sums over the words."""
+    chunk = document.chunk_of(found.starts)
+    last_of_occ = occ.first + occ.lengths - 1
+
+    def count_all(flags: np.ndarray) -> np.ndarray:
+        prefix = np.concatenate(([0], np.cumsum(flags)))
+        every = (prefix[last_of_occ + 1] - prefix[occ.first]) == occ.lengths
+        return np.bincount(inverse, weights=every, minlength=n).astype(np.int64)
+
+    counts = np.stack([count_all(found.capitalized), count_all(found.upper),
+                       count_all(document.chunk_link[chunk] if len(chunk) else found.stop),
+                       count_all(document.chunk_heading[chunk] if len(chunk) else found.stop)])
+    values = document.chunk_template[chunk[occ.first]] if len(chunk) else np.zeros(0)
+    return counts.reshape(4, n), np.bincount(inverse, weights=values, minlength=n)
 
 
 #: Whitespace that is not one single space: spaCy makes a token of it, a break.

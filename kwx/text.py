@@ -33,7 +33,7 @@ from spacy.attrs import IDX, IS_PUNCT, IS_SPACE, IS_STOP, IS_TITLE, IS_UPPER, LE
 from spacy.strings import get_string_id
 
 from denoise.arrays import ragged_arange, sorted_unique
-from kwx.affixes import Cuts, ShapeCuts
+from kwx.affixes import MAX_CHARS, Cuts, ShapeCuts
 
 try:
     from denoise import _compiled
@@ -312,6 +312,35 @@ class _ChunkTokens:
         self.previous = previous
 
     def _add(self, chunks: list[str]) -> None:
+        """Number ``chunks`` (none in the cache), with their token rows: in one compiled
+        pass for those that need no spaCy call (:func:`denoise._compiled.chunk_rows`),
+        by :meth:`_rows_of` for the rest."""
+        if _compiled is None or not _compiled_rows_agree():
+            self._append(*self._rows_of(chunks))
+            return
+        previous = self.previous
+        by_shape = _shape_cuts()
+        rows, counts = _compiled.chunk_rows(
+            chunks, _exceptions(), previous.number if previous is not None else None,
+            *((previous.first, previous.count, previous.table) if previous is not None
+              else (None, None, None)),
+            by_shape.shapes if by_shape.enabled else {}, by_shape.specials, MAX_CHARS,
+            _stop_words(), _symbols())
+        left = counts < 0
+        if not left.any():
+            self._append(chunks, rows, counts)
+            return
+        done = [c for c, skip in zip(chunks, left.tolist(), strict=True) if not skip]
+        rest, rest_rows, rest_counts = self._rows_of(
+            [c for c, skip in zip(chunks, left.tolist(), strict=True) if skip])
+        self._append(done + rest, np.concatenate((rows, rest_rows)),
+                     np.concatenate((counts[~left], rest_counts)))
+
+    def _rows_of(self, chunks: list[str]) -> tuple[list[str], np.ndarray, np.ndarray]:
+        """The chunks in a new order, their token rows and each one's number of rows, by
+        Python steps: a chunk of letters or digits alone is one token; one the previous
+        cache numbered has its rows there; one whose shape is known is cut by it
+        (:mod:`kwx.affixes`); spaCy tokenizes the rest, in one call."""
         parts: list[np.ndarray] = []
         sizes: list[int] = []
         kept = self.previous.number if self.previous is not None else {}
@@ -343,7 +372,8 @@ class _ChunkTokens:
             parts.append(rows)
             sizes += counts
             _learn_shapes(by_shape, hard, rows, counts)
-        self._append(order, np.concatenate(parts), np.array(sizes, dtype=np.int64))
+        rows = np.concatenate(parts) if parts else np.zeros((0, _COLUMNS), dtype=np.uint64)
+        return order, rows, np.array(sizes, dtype=np.int64)
 
     def _append(self, chunks: list[str], rows: np.ndarray, counts: np.ndarray) -> None:
         start = len(self.number)
@@ -406,7 +436,7 @@ def _lexeme_rows(tokens: list[str]) -> np.ndarray:
     getters (what spaCy would store in a new lexeme): compiled for ASCII tokens, where
     they agree with the getters on a probe (:func:`_compiled_rows_agree`)."""
     if _compiled is not None and _compiled_rows_agree():
-        rows, others = _compiled.ascii_token_rows(tokens, _stop_words(), get_string_id)
+        rows, others = _compiled.ascii_token_rows(tokens, _stop_words(), _symbols())
         if others:
             rows[others] = _getter_rows([tokens[i] for i in others])
         return rows
@@ -420,18 +450,28 @@ def _stop_words() -> frozenset[str]:
     return frozenset(English.Defaults.stop_words)
 
 
+@cache
+def _symbols() -> dict[str, int]:
+    """The strings whose spaCy id is a fixed symbol number rather than their hash."""
+    from spacy.symbols import IDS
+
+    return dict(IDS)
+
+
 #: ASCII tokens the compiled rows are checked on once: every character, and words of
-#: every case, stop words, symbols ("aux" has a fixed id), joiners, punctuation runs.
+#: every case, stop words, symbols ("aux" has a fixed id), joiners, punctuation runs,
+#: and every length from 1 to 24 (the compiled hash reads eight bytes at a time).
 _PROBE = [*map(chr, range(128)), "The", "THE", "the", "tHe", "Th", "T", "A1", "a1B", "1a",
           "Ab1C", "ABC1", "x-y", "'s", "n't", "--", "...", "e.g.", "U.S.", "I", "aux",
-          "nsubj", " \t", "\x1c\x1f", "Mr.", "\"'", "a_b", "_", "&amp", "also", "Also", "HENCE"]
+          "nsubj", " \t", "\x1c\x1f", "Mr.", "\"'", "a_b", "_", "&amp", "also", "Also", "HENCE",
+          *("Internationalization.Ok"[:n] for n in range(2, 25))]
 
 
 @cache
 def _compiled_rows_agree() -> bool:
     """Whether the compiled rows of ASCII tokens are the getters' rows on :data:`_PROBE`
     (another spaCy may read its attributes otherwise: then the getters do it all)."""
-    rows, others = _compiled.ascii_token_rows(_PROBE, _stop_words(), get_string_id)
+    rows, others = _compiled.ascii_token_rows(_PROBE, _stop_words(), _symbols())
     return not others and np.array_equal(rows, _getter_rows(_PROBE))
 
 

@@ -17,7 +17,7 @@ from npzfiles import Tripwire, arrays_of, replaced, with_header
 from spacy.lang.en.stop_words import STOP_WORDS
 
 from denoise.arrayfile import ModelError
-from denoise.arrays import sorted_unique
+from denoise.arrays import sorted_unique, unique_groups
 from denoise.detector import TemplateDetector
 from denoise.model import default_model_path
 from denoise.page import Page
@@ -1093,6 +1093,40 @@ def test_compiled_occurrences_are_the_numpy_steps(dev_site_pages, max_words):
             assert np.array_equal(getattr(fast, name), getattr(slow, name)), (name, text)
 
 
+def test_compiled_occurrence_counts_are_the_numpy_steps(dev_site_pages, detector):
+    from kwx import candidates as module
+    from kwx.text import occurrences
+
+    if module._compiled is None:
+        pytest.skip("the compiled extension is not built")
+    pages = [Page(id="hotels.html", html=HEAD_PAGE), Page(id="empty.html", html="<p></p>"),
+             *dev_site_pages[:30]]
+    scored = 0
+    for page in pages:
+        for document in (read_document(page, detector), read_document(page)):
+            found = words(document.text)
+            occ = occurrences(found)
+            _, _, inverse, tf = unique_groups(occ.hashes)
+            fast = module._occurrence_counts(document, found, occ, inverse, len(tf))
+            slow = module._occurrence_counts_numpy(document, found, occ, inverse, len(tf))
+            assert fast[0].dtype == slow[0].dtype and np.array_equal(fast[0], slow[0])
+            assert fast[1].tobytes() == slow[1].tobytes()  # the same sums, in the same order
+            scored += bool(np.any(fast[1] % 1))
+    assert scored > 10  # template scores other than 0 and 1 were summed
+    found = words("a b")
+    with pytest.raises(ValueError, match="chunks"):
+        module._compiled.occurrence_counts(
+            np.zeros(1, dtype=np.int64), np.ones(1, dtype=np.int64), np.zeros(1, dtype=np.int64),
+            1, found.starts, np.zeros(0, dtype=np.int64), found.capitalized, found.upper,
+            np.zeros(0, dtype=bool), np.zeros(0, dtype=bool), np.zeros(0))
+    with pytest.raises(ValueError, match="outside"):
+        module._compiled.occurrence_counts(
+            np.zeros(1, dtype=np.int64), np.full(1, 3, dtype=np.int64),
+            np.zeros(1, dtype=np.int64), 1, found.starts, np.zeros(1, dtype=np.int64),
+            found.capitalized, found.upper, np.zeros(1, dtype=bool), np.zeros(1, dtype=bool),
+            np.zeros(1))
+
+
 def test_the_compiled_chunk_table_numbers_chunks_as_a_dict_does(dev_site_pages):
     import random
 
@@ -1139,6 +1173,79 @@ def test_the_compiled_chunk_table_numbers_chunks_as_a_dict_does(dev_site_pages):
         table.split(None)
     with pytest.raises(TypeError):
         table.add([None])
+
+
+def _rows_by_chunk(chunks, rows, counts):
+    """chunk -> its rows, from rows laid out chunk after chunk (counts < 0: no rows)."""
+    at, out = 0, {}
+    for chunk, count in zip(chunks, counts.tolist(), strict=True):
+        if count >= 0:
+            out[chunk] = rows[at:at + count]
+            at += count
+    assert at == len(rows)
+    return out
+
+
+def test_the_compiled_chunk_rows_are_the_python_steps_rows(dev_site_pages):
+    import random
+
+    from kwx import text as module
+    from kwx.document import read_document
+
+    if module._compiled is None:
+        pytest.skip("the compiled extension is not built")
+    rng = random.Random(11)
+    real = list(dict.fromkeys(chunk for page in dev_site_pages[:40]
+                              for chunk in read_document(page).text.split()))
+    made = list(dict.fromkeys(
+        "".join(rng.choice("aZq09_-'.,()\"$:;!/&\u00e9\u2019") for _ in range(rng.randrange(1, 12)))
+        for _ in range(4000)))
+    exceptions = sorted(c for c in module._exceptions() if " " not in c)[:200]
+    chunks = list(dict.fromkeys([*real, *made, *exceptions, "aux", "AUX", "nsubj"]))
+    old, new = chunks[:len(chunks) // 2], chunks[len(chunks) // 2:]
+    cache = module._ChunkTokens(10**6)
+    cache._add(old)
+    cache._start_again()  # ``old`` is the previous cache now: its rows are copied
+    by_shape = module._shape_cuts()
+    mixed = [*rng.sample(old, 500), *new]
+    previous = cache.previous
+    rows, counts = module._compiled.chunk_rows(
+        mixed, module._exceptions(), previous.number, previous.first, previous.count,
+        previous.table, by_shape.shapes, by_shape.specials, module.MAX_CHARS,
+        module._stop_words(), module._symbols())
+    compiled = _rows_by_chunk(mixed, rows, counts)
+    assert all(chunk in compiled for chunk in mixed[:500])  # the previous cache's
+    cut = [c for c in new if c in compiled and c.isascii() and not c.isalnum()]
+    assert len(cut) > 300  # cut by their shapes
+    assert sum(c.isalpha() for c in new if c in compiled) > 1000  # one token each
+    order, python_rows, sizes = cache._rows_of(mixed)
+    python = _rows_by_chunk(order, python_rows, sizes)
+    for chunk, found in compiled.items():
+        assert np.array_equal(found, python[chunk]), chunk
+    with pytest.raises(ValueError, match="previous table"):
+        module._compiled.chunk_rows(
+            mixed[:10], module._exceptions(), previous.number, previous.first[:0],
+            previous.count[:0], previous.table, by_shape.shapes, by_shape.specials,
+            module.MAX_CHARS, module._stop_words(), module._symbols())
+
+
+def test_the_compiled_string_ids_are_spacys():
+    import random
+
+    from spacy.strings import get_string_id
+
+    from kwx import text as module
+
+    if module._compiled is None:
+        pytest.skip("the compiled extension is not built")
+    rng = random.Random(3)
+    texts = ["", "aux", "nsubj", "ORTH", "a", *module._symbols(),
+             *("".join(rng.choice("abcXYZ019-_.' ") for _ in range(rng.randrange(0, 40)))
+               for _ in range(20_000))]
+    for text in texts:
+        assert module._compiled.spacy_string_id(text, module._symbols()) == \
+            get_string_id(text), text
+    assert module._compiled.spacy_string_id("caf\u00e9", module._symbols()) is None
 
 
 def test_a_full_chunk_cache_starts_again_without_losing_a_page(monkeypatch):
