@@ -2232,43 +2232,71 @@ DEF _MAX_SHAPED = 64  # at least kwx.affixes.MAX_CHARS
 
 def shape_cuts(str chunk not None, dict shapes not None, specials, Py_ssize_t max_chars):
     """``kwx.affixes.ShapeCuts.cuts`` in one pass (``shapes`` and ``specials`` are its
-    own): the shape of ``chunk`` (ASCII letters written x / X, a possessive's "s" kept,
-    runs of one case cut to two; with a digit, "$" or "°", its digits written 0 and the
-    rest as it is), its known cuts; None when the chunk is longer than ``max_chars``,
-    has a digit, "$" or "°" with a letter, a character from U+00A1 on or three dots,
-    has an unknown or refused shape, or holds a special case at one of its shape's
+    own): the chunk's shape (:func:`shape_of`), its known cuts; None when the chunk has
+    no shape, an unknown or refused one, or holds a special case at one of its shape's
     places. ``tests/test_affixes.py`` compares it with the Python steps."""
     return _shape_cuts(chunk, shapes, specials, max_chars)
 
 
+def shape_of(str chunk not None, Py_ssize_t max_chars):
+    """``kwx.affixes.shape``: the chunk's shape and the chunk written out, or None. Its
+    ASCII letters written x / X, a possessive's "s" kept, runs of one case cut to two in
+    the shape; with a digit, "$" or "°" and no letter, its digits written 0 and the rest
+    as it is; with digits and letters, digits 0 and the letters as without digits but
+    for each run of letters after a digit or a slash, kept as it is (and not cut). None
+    when the chunk is longer than ``max_chars``, or has a digit, "$" or "°" and a
+    character from U+00A1 on or three dots, or letters and "$"."""
+    cdef Py_UCS4 written[_MAX_SHAPED]
+    cdef Py_UCS4 key[_MAX_SHAPED]
+    cdef Py_ssize_t k = _shape(chunk, max_chars, written, key)
+    if k < 0:
+        return None
+    return (PyUnicode_FromKindAndData(4, key, k),  # 4: PyUnicode_4BYTE_KIND
+            PyUnicode_FromKindAndData(4, written, len(chunk)))
+
+
 cdef object _shape_cuts(str chunk, dict shapes, specials, Py_ssize_t max_chars):
+    cdef Py_UCS4 written[_MAX_SHAPED]
+    cdef Py_UCS4 key[_MAX_SHAPED]
+    cdef Py_ssize_t k = _shape(chunk, max_chars, written, key)
+    if k < 0:
+        return None
+    return _known_cuts(chunk, written, len(chunk), shapes.get(
+        PyUnicode_FromKindAndData(4, key, k)), specials)
+
+
+cdef Py_ssize_t _shape(str chunk, Py_ssize_t max_chars, Py_UCS4* written,
+                       Py_UCS4* key) noexcept:
+    """Fill ``written`` (the chunk's length) and ``key`` (returns its length) with the
+    chunk written out and its shape (:func:`shape_of`); -1 when it has none."""
     cdef Py_ssize_t n = len(chunk), i, k = 0
     cdef int kind = PyUnicode_KIND(chunk)
     cdef void* data = PyUnicode_DATA(chunk)
     cdef Py_UCS4 c, last = 0
-    cdef Py_UCS4 written[_MAX_SHAPED]
-    cdef Py_UCS4 key[_MAX_SHAPED]
+    cdef bint as_is[_MAX_SHAPED]
     cdef int run = 0, dots = 0
-    cdef bint numeric = False, letters = False, wide = False
+    cdef bint numeric = False, letters = False, wide = False, dollar = False, kept = False
     if n > max_chars or max_chars > _MAX_SHAPED:
-        return None
+        return -1
     for i in range(n):
         c = PyUnicode_READ(kind, data, i)
         numeric = numeric or (48 <= c <= 57) or c == 36 or c == 0xB0  # a digit, "$", "°"
         letters = letters or (97 <= c <= 122) or (65 <= c <= 90)
         wide = wide or c >= 0xA1
+        dollar = dollar or c == 36
         dots += c == 46
-    if numeric:  # without letters: digits written 0, the rest as it is
-        if letters or wide or dots >= 3:
-            return None
+    if numeric and (wide or dots >= 3 or (letters and dollar)):
+        return -1
+    if numeric and not letters:  # digits written 0, the rest as it is
         for i in range(n):
             c = PyUnicode_READ(kind, data, i)
             written[i] = key[i] = 48 if 48 <= c <= 57 else c
-        return _known_cuts(chunk, written, n, shapes.get(
-            PyUnicode_FromKindAndData(4, key, n)), specials)  # 4: PyUnicode_4BYTE_KIND
-    for i in range(n):
+        return n
+    for i in range(n):  # letters x, X; digits 0 (there are none without letters here)
         c = PyUnicode_READ(kind, data, i)
-        written[i] = 120 if 97 <= c <= 122 else (88 if 65 <= c <= 90 else c)  # x, X
+        written[i] = 120 if 97 <= c <= 122 else (88 if 65 <= c <= 90 else (
+            48 if 48 <= c <= 57 else c))
+        as_is[i] = False
     i = 0
     while i + 1 < n:  # a possessive: ' or ’ then s or S, left to right, not overlapping
         c = PyUnicode_READ(kind, data, i)
@@ -2277,15 +2305,28 @@ cdef object _shape_cuts(str chunk, dict shapes, specials, Py_ssize_t max_chars):
             i += 2
         else:
             i += 1
+    if numeric:  # with letters: a run of letters after a digit or a slash kept as it is
+        for i in range(n):
+            c = PyUnicode_READ(kind, data, i)
+            if not ((97 <= c <= 122) or (65 <= c <= 90)):
+                kept = False
+                continue
+            if i > 0:
+                last = PyUnicode_READ(kind, data, i - 1)
+                if not ((97 <= last <= 122) or (65 <= last <= 90)):  # the run starts here
+                    kept = (48 <= last <= 57) or last == 47
+            if kept:
+                written[i] = c
+                as_is[i] = True
+        last = 0
     for i in range(n):  # a run of x (or X) keeps its first two
         c = written[i]
-        run = run + 1 if (c == last and (c == 120 or c == 88)) else 1
-        last = c
+        run = run + 1 if (c == last and (c == 120 or c == 88) and not as_is[i]) else 1
+        last = 0 if as_is[i] else c
         if run <= 2:
             key[k] = c
             k += 1
-    return _known_cuts(chunk, written, n, shapes.get(PyUnicode_FromKindAndData(4, key, k)),
-                       specials)
+    return k
 
 
 cdef object _known_cuts(str chunk, Py_UCS4* written, Py_ssize_t n, object known, specials):

@@ -148,6 +148,57 @@ def test_the_affix_expressions_read_ascii_digits_only_as_a_class():
     assert _walk(sre_parse.parse(url.pattern, url.flags), _reads_digits)  # IPs, ports
 
 
+def _unit_branch(branch) -> bool:
+    """A suffix that is one of a list of strings right after a digit, to the end: the
+    alternatives of the ASCII characters shapes keep are runs of letters, two runs
+    with a slash between them, or "%" (the others hold a character from U+00A1 on)."""
+    if len(branch) != 3 or branch[0][0] is not sre_constants.ASSERT or \
+            branch[1][0] is not sre_constants.BRANCH or branch[2][0] is not sre_constants.AT:
+        return False
+    direction, behind = branch[0][1]
+    if direction != -1 or len(behind) != 1 or behind[0][0] is not sre_constants.IN or \
+            _members(behind[0][1]) != _DIGITS_SET:
+        return False
+    for alternative in branch[1][1][1]:
+        if any(op is not sre_constants.LITERAL for op, _ in alternative):
+            return False
+        text = "".join(chr(value) for _, value in alternative)
+        if max(text) < "\u00a1" and not re.fullmatch(r"[A-Za-z]+(?:/[A-Za-z]+)?|%", text):
+            return False
+    return True
+
+
+_DIGITS_SET = set(range(48, 58))
+
+
+def test_next_to_digits_the_expressions_read_letters_as_written_only_in_units():
+    """Chunks with letters and digits are shaped with their letters x / X but for the
+    runs after a digit or a slash: so every branch that reads letters as written must
+    also need "$", "°" or a character from U+00A1 on (chunks with letters and those are
+    not shaped), an apostrophe (a possessive: its "s" is kept), or be the units."""
+    tokenizer = module.tokenizer()
+    units = 0
+    for search in (tokenizer.prefix_search, tokenizer.suffix_search,
+                   tokenizer.infix_finditer, tokenizer.url_match):
+        pattern = search.__self__
+        parsed = list(sre_parse.parse(pattern.pattern, pattern.flags))
+        branches = parsed[0][1][1] if len(parsed) == 1 and \
+            parsed[0][0] is sre_constants.BRANCH else [parsed]
+        for branch in branches:
+            if not _walk(branch, _reads_letters):
+                continue
+            if search == tokenizer.suffix_search and _unit_branch(branch):
+                units += 1
+                continue
+            alternatives = branch[1][1][1] if len(branch) == 3 and \
+                branch[1][0] is sre_constants.BRANCH else [branch]
+            for alternative in alternatives:  # each needs one of the excluded characters
+                assert not _walk(alternative, _reads_letters) or _walk(
+                    alternative, lambda op, av: op is sre_constants.LITERAL and (
+                        av in _GUARDS or av >= 0xA1)), alternative
+    assert units == 1
+
+
 def test_numbers_are_shaped_unless_an_ip_address_may_be_in_them():
     """The URL pattern reads digits one by one only in IP addresses (three dots): there
     the shape could not tell "1.2.3.4/5-6" (a URL, one token) from "0.2.3.4/5-6"."""
@@ -157,8 +208,61 @@ def test_numbers_are_shaped_unless_an_ip_address_may_be_in_them():
     for chunk, written in [("1.2.3", "0.0.0"), ("(2019),", "(0000),"), ("$5.99", "$0.00"),
                            ("1:2@3.4", "0:0@0.0")]:
         assert affixes.shape(chunk) == (written, written)
-    for chunk in ("Ab1.io:80,", "27-inch", "US$", "\u00b0F.", "(\u0663.5)", "5\u20ac"):
-        assert affixes.shape(chunk) is None  # letters, or characters from U+00A1 on
+    for chunk in ("US$", "US$5", "5US$", "\u00b0F.", "(\u0663.5)", "5\u20ac", "a1.2.3.4",
+                  "h\u00e91"):
+        assert affixes.shape(chunk) is None  # "$" with letters, U+00A1 on, an IP address
+
+
+@pytest.mark.parametrize(("chunk", "shaped"), [
+    ("Ab1.io:80,", ("Xx0.xx:00,", "Xx0.xx:00,")),
+    ("27-inch", ("00-xx", "00-xxxx")),
+    ("10km", ("00km", "00km")),  # after a digit: as written ("10kx" is no unit)
+    ("5m/s.", ("0m/s.", "0m/s.")),  # and after a slash
+    ("abcd1xxx", ("xx0xxx", "xxxx0xxx")),  # a run kept as it is is not cut
+    ("Thomas's2", ("Xxx's0", "Xxxxxx's0")),
+])
+def test_letters_with_digits_keep_the_runs_a_unit_may_be(chunk, shaped):
+    assert affixes.shape(chunk) == shaped
+    assert affixes.shape_python(chunk) == shaped
+
+
+UNITS = ["km", "kg", "m", "m/s", "km/h", "kmh", "hPa", "Pa", "MB", "mb", "K", "T", "G",
+         "M", "%", "in", "ft", "mph", "lb", "oz", "g", "t", "mm", "cm", "GB", "kb", "KB"]
+
+
+def unit_chunks(seed: int, count: int) -> list[str]:
+    """Letters, digits and punctuation glued together: units, versions, code."""
+    rng = random.Random(seed)
+    pieces = [*PUNCTUATION, *UNITS, "x", "X", "xx", "a", "B", "Cd", "'s", "am", "a.m.", "th",
+              "http://", "www.", "io", "_", "=="]
+    chunks = []
+    while len(chunks) < count:
+        chunk = "".join(rng.choice(pieces) if rng.random() < 0.6 else
+                        str(rng.randrange(10 ** rng.randrange(1, 4)))
+                        for _ in range(rng.choice([1, 2, 2, 3, 3, 4, 5])))
+        if not any(c.isspace() for c in chunk):
+            chunks.append(chunk)
+    return chunks
+
+
+def test_cuts_of_shaped_letters_with_digits_are_spacys_cuts():
+    shapes = _learnt(unit_chunks(1, 10000))
+    later = unit_chunks(2, 10000)
+    found = [shapes.cuts(chunk) for chunk in later]
+    for chunk, cuts, exact in zip(later, found, spacy_cuts(later), strict=True):
+        assert cuts is None or cuts == exact, chunk
+    mixed = [cuts for chunk, cuts in zip(later, found, strict=True)
+             if re.search("[0-9]", chunk) and re.search("[A-Za-z]", chunk)]
+    assert sum(cuts is not None for cuts in mixed) > 800
+    assert sum(cuts is not None and len(cuts) > 2 for cuts in mixed) > 20
+    units = _learnt(["10km,", "(5m/s).", "x86_64,", "Ab12cd)"])
+    for chunk in ("25km,", "(7m/s).", "y42_77,", "Xy99cd)", "25kq,", "(7m/z).", "Xy99ce)"):
+        assert units.cuts(chunk) in (None, spacy_cuts([chunk])[0]), chunk
+    assert [units.cuts(c) is not None for c in ("25km,", "(7m/s).", "25kq,", "(7m/z).")] \
+        == [True, True, False, False]  # a unit's letters are the shape's own
+    if affixes._compiled is not None:
+        assert found == [shapes.cuts_python(chunk) for chunk in later]
+        assert [affixes.shape(c) for c in later] == [affixes.shape_python(c) for c in later]
 
 
 NUMERIC_PIECES = [*".,;:!?()[]{}<>\"'-/&_#*%=+@~^|`\\", "...", "--", "$", "\u00a0",
