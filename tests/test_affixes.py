@@ -232,17 +232,9 @@ UNITS = ["km", "kg", "m", "m/s", "km/h", "kmh", "hPa", "Pa", "MB", "mb", "K", "T
 
 def unit_chunks(seed: int, count: int) -> list[str]:
     """Letters, digits and punctuation glued together: units, versions, code."""
-    rng = random.Random(seed)
-    pieces = [*PUNCTUATION, *UNITS, "x", "X", "xx", "a", "B", "Cd", "'s", "am", "a.m.", "th",
-              "http://", "www.", "io", "_", "=="]
-    chunks = []
-    while len(chunks) < count:
-        chunk = "".join(rng.choice(pieces) if rng.random() < 0.6 else
-                        str(rng.randrange(10 ** rng.randrange(1, 4)))
-                        for _ in range(rng.choice([1, 2, 2, 3, 3, 4, 5])))
-        if not any(c.isspace() for c in chunk):
-            chunks.append(chunk)
-    return chunks
+    return glued_to_numbers(seed, count, [
+        *PUNCTUATION, *UNITS, "x", "X", "xx", "a", "B", "Cd", "'s", "am", "a.m.", "th",
+        "http://", "www.", "io", "_", "=="], share=0.6, digits=3)
 
 
 def test_cuts_of_shaped_letters_with_digits_are_spacys_cuts():
@@ -273,13 +265,19 @@ NUMERIC_PIECES = [*".,;:!?()[]{}<>\"'-/&_#*%=+@~^|`\\", "...", "--", "$", "\u00a
 
 def numeric_chunks(seed: int, count: int) -> list[str]:
     """Numbers glued to punctuation, a few to letters or specials."""
+    return glued_to_numbers(seed, count, NUMERIC_PIECES, share=0.5, digits=5)
+
+
+def glued_to_numbers(seed: int, count: int, pieces: list[str], *, share: float,
+                     digits: int) -> list[str]:
+    """Chunks of 1 to 5 pieces: one of ``pieces`` (a ``share`` of them) or a number of
+    up to ``digits`` digits."""
     rng = random.Random(seed)
     chunks = []
     while len(chunks) < count:
-        pieces = [rng.choice(NUMERIC_PIECES) if rng.random() < 0.5 else
-                  str(rng.randrange(10 ** rng.randrange(1, 6)))
-                  for _ in range(rng.choice([1, 2, 2, 3, 3, 4, 5]))]
-        chunk = "".join(pieces)
+        chunk = "".join(rng.choice(pieces) if rng.random() < share else
+                        str(rng.randrange(10 ** rng.randrange(1, digits + 1)))
+                        for _ in range(rng.choice([1, 2, 2, 3, 3, 4, 5])))
         if not any(c.isspace() for c in chunk):
             chunks.append(chunk)
     return chunks
