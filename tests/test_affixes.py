@@ -347,6 +347,18 @@ def test_a_special_case_every_chunk_of_the_shape_holds_still_refuses_it():
     assert spacy_cuts(["(:p", ":0", ":5"]) == [((0, 1), (1, 3)), ((0, 2),), ((0, 1), (1, 2))]
 
 
+def test_quotes_apostrophes_and_dashes_alone_do_not_send_a_shape_to_spacy():
+    """English lists the apostrophes and "—" as special cases of one token, themselves:
+    they cannot change a cut, so a quoted word is cut by its shape ("'ab'," as "'cd',")."""
+    shapes = _learnt(["'ab',", "\u2019Cd\u2019.", "x\u2014y", "('a',"])
+    assert "'" not in shapes.specials and "e.g." in shapes.specials
+    later = ["'gh',", "'tu',", "\u2019Ef\u2019.", "u\u2014v", "('b',", "'em',", "'s',"]
+    found = [shapes.cuts(chunk) for chunk in later]
+    assert found[:5] == spacy_cuts(later[:5]) and None not in found[:5]
+    assert found[5] is None  # "'em" is a special case of two characters: spaCy's
+    assert found[6] in (None, spacy_cuts(later[6:])[0])
+
+
 def test_chunks_the_shapes_cannot_speak_for_go_to_spacy():
     shapes = _learnt(["word,", "Ab.", "x" * 70 + ","])
     for chunk in ("10km,", "US$.", "\u00b0F.", "y" * 70 + ","):
