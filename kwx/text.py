@@ -245,9 +245,11 @@ class _ChunkTokens:
     starts; a chunk found only in the previous one is copied over, so the chunks a
     crawl keeps meeting (a site's template, common words) survive, and its long tail
     is dropped. Chunks of ASCII letters or digits alone (most words) are one token,
-    whose row comes from the vocabulary's own attribute functions without a spaCy
+    whose row is what the vocabulary's own attribute functions give, without a spaCy
     call; the rest are cut by their shape where spaCy cut a chunk of that shape before
-    (:mod:`kwx.affixes`), else tokenized by spaCy, once per page for all of them.
+    (:mod:`kwx.affixes`), else tokenized by spaCy, once per page for all of them. A
+    page's new chunks go through one compiled pass, which leaves only spaCy's (and
+    those with a token that is not ASCII) to Python steps.
     """
 
     def __init__(self, limit: int) -> None:
@@ -319,13 +321,12 @@ class _ChunkTokens:
             self._append(*self._rows_of(chunks))
             return
         previous = self.previous
+        kept = (previous.number, previous.first, previous.count, previous.table) \
+            if previous is not None else (None, None, None, None)
         by_shape = _shape_cuts()
         rows, counts = _compiled.chunk_rows(
-            chunks, _exceptions(), previous.number if previous is not None else None,
-            *((previous.first, previous.count, previous.table) if previous is not None
-              else (None, None, None)),
-            by_shape.shapes if by_shape.enabled else {}, by_shape.specials, MAX_CHARS,
-            _stop_words(), _symbols())
+            chunks, _exceptions(), *kept, by_shape.shapes if by_shape.enabled else {},
+            by_shape.specials, MAX_CHARS, _stop_words(), _symbols())
         left = counts < 0
         if not left.any():
             self._append(chunks, rows, counts)
@@ -460,11 +461,11 @@ def _symbols() -> dict[str, int]:
 
 #: ASCII tokens the compiled rows are checked on once: every character, and words of
 #: every case, stop words, symbols ("aux" has a fixed id), joiners, punctuation runs,
-#: and every length from 1 to 24 (the compiled hash reads eight bytes at a time).
+#: and every length from 1 to 23 (the compiled hash reads eight bytes at a time).
 _PROBE = [*map(chr, range(128)), "The", "THE", "the", "tHe", "Th", "T", "A1", "a1B", "1a",
           "Ab1C", "ABC1", "x-y", "'s", "n't", "--", "...", "e.g.", "U.S.", "I", "aux",
           "nsubj", " \t", "\x1c\x1f", "Mr.", "\"'", "a_b", "_", "&amp", "also", "Also", "HENCE",
-          *("Internationalization.Ok"[:n] for n in range(2, 25))]
+          *("Internationalization.Ok"[:n] for n in range(2, 24))]
 
 
 @cache
