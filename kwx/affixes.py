@@ -93,6 +93,8 @@ MAX_CHARS = 60
 MAX_TOKENS = 8
 #: Shapes kept before starting again (a crawl's shapes are few; this bounds the rest).
 MAX_SHAPES = 200_000
+#: Chunks of a shape holding a special case before the shape is left to spaCy.
+SPECIAL_TRIES = 4
 
 Cuts = tuple[tuple[int, int], ...]
 
@@ -191,6 +193,8 @@ class ShapeCuts:
         # shape -> (cuts, places to look up) in segments, or None: the shape's chunks
         # go to spaCy
         self.shapes: dict[str, tuple[Cuts, Cuts] | None] = {}
+        # shape -> chunks of it that held a special case, while it has no cuts yet
+        self.specials_met: dict[str, int] = {}
 
     def cuts(self, chunk: str) -> Cuts | None:
         """The chunk's token cuts from its shape, or None (ask spaCy)."""
@@ -219,7 +223,7 @@ class ShapeCuts:
 
     def learn(self, chunk: str, spacy_cuts: Cuts) -> None:
         """Keep spaCy's cuts of ``chunk`` for its shape, unless a special case took
-        part in them.
+        part in them (then a later chunk of the shape may teach it: :meth:`_special_met`).
 
         Even a special case that every chunk of the shape holds at the same place (the
         "(:" of "(:a") refuses it: inside it, spaCy may have looked up a part that is a
@@ -230,14 +234,17 @@ class ShapeCuts:
         shaped = shape(chunk)
         if shaped is None or shaped[0] in self.shapes:
             return
-        if len(self.shapes) >= MAX_SHAPES:
+        if len(self.shapes) >= MAX_SHAPES or len(self.specials_met) >= MAX_SHAPES:
             self.shapes.clear()
+            self.specials_met.clear()
         key, written = shaped
+        places = _lookup_places(chunk, spacy_cuts) if len(spacy_cuts) <= MAX_TOKENS else ()
+        if any(chunk[a:b] in self.specials for a, b in places):
+            self._special_met(key)
+            return
+        self.specials_met.pop(key, None)
         self.shapes[key] = None  # unless all is well below
         if len(spacy_cuts) > MAX_TOKENS:
-            return
-        places = _lookup_places(chunk, spacy_cuts)
-        if any(chunk[a:b] in self.specials for a, b in places):
             return
         segment = {start: number for number, start in enumerate(_segment_starts(written))}
         # a cut or place inside a run of letters: the shape cannot tell where
@@ -245,6 +252,17 @@ class ShapeCuts:
             self.shapes[key] = (
                 tuple((segment[a], segment[b]) for a, b in spacy_cuts),
                 tuple((segment[a], segment[b]) for a, b in places))
+
+    def _special_met(self, key: str) -> None:
+        """A chunk of shape ``key`` held a special case at a place: it teaches nothing, and
+        after :data:`SPECIAL_TRIES` such chunks the shape is left to spaCy for good. The
+        first chunk of a shape is often a special case itself ("and/or", one token, is
+        the first "xx/xx" of many pages), the next ones rarely ("input/output")."""
+        met = self.specials_met.pop(key, 0) + 1
+        if met >= SPECIAL_TRIES:
+            self.shapes[key] = None
+        else:
+            self.specials_met[key] = met
 
 
 def _cut_changing(tokenizer: object, specials: Collection[str]) -> Collection[str]:

@@ -359,6 +359,17 @@ def test_quotes_apostrophes_and_dashes_alone_do_not_send_a_shape_to_spacy():
     assert found[6] in (None, spacy_cuts(later[6:])[0])
 
 
+def test_a_shape_whose_first_chunk_is_a_special_case_is_learnt_from_the_next():
+    shapes = _learnt(["and/or", "input/output"])  # "and/or" is one token, a special case
+    assert shapes.cuts("left/right") == spacy_cuts(["left/right"])[0] == (
+        (0, 4), (4, 5), (5, 10))
+    assert shapes.cuts("and/or") is None  # the special case itself still goes to spaCy
+    stubborn = _learnt(["(:a", "(:b", "(:c", "(:d", "(:e"])  # "(:" in every one
+    assert stubborn.cuts("(:f") is None
+    assert stubborn.shapes[affixes.shape("(:f")[0]] is None  # given up after four
+    assert not stubborn.specials_met
+
+
 def test_chunks_the_shapes_cannot_speak_for_go_to_spacy():
     shapes = _learnt(["word,", "Ab.", "x" * 70 + ","])
     for chunk in ("10km,", "US$.", "\u00b0F.", "y" * 70 + ","):
