@@ -2330,14 +2330,20 @@ cdef Py_ssize_t _shape(str chunk, Py_ssize_t max_chars, Py_UCS4* written,
 
 
 cdef object _known_cuts(str chunk, Py_UCS4* written, Py_ssize_t n, object known, specials):
-    """The cuts of a shape ``known`` (cuts and places in segments, or None) in ``chunk``,
-    written out as ``written``; None when a place holds a special case."""
+    """The cuts of a shape ``known`` (cuts and places, each a bytes of (start, end)
+    segment pairs, or None) in ``chunk``, written out as ``written``; None when a place
+    holds a special case."""
     cdef Py_ssize_t at[_MAX_SHAPED + 1]
     cdef Py_ssize_t i = 0, j, segments = 0
     cdef Py_UCS4 c
+    cdef bytes cuts, places
+    cdef const unsigned char* pairs
+    cdef Py_ssize_t a, b
     if known is None:
         return None
     cuts, places = known
+    if len(cuts) % 2 or len(places) % 2:
+        raise ValueError("a shape's cuts and places are (start, end) pairs")
     while i < n:  # segments: a run of x, a run of X, or any other character
         at[segments] = i
         segments += 1
@@ -2348,13 +2354,17 @@ cdef object _known_cuts(str chunk, Py_UCS4* written, Py_ssize_t n, object known,
                 j += 1
         i = j
     at[segments] = n
-    for a, b in places:
+    pairs = places
+    for i in range(0, len(places), 2):
+        a, b = pairs[i], pairs[i + 1]
         if a > segments or b > segments:
             raise ValueError("a shape's place is past the chunk's segments")
         if PyUnicode_Substring(chunk, at[a], at[b]) in specials:
             return None
+    pairs = cuts
     found = []
-    for a, b in cuts:
+    for i in range(0, len(cuts), 2):
+        a, b = pairs[i], pairs[i + 1]
         if a > segments or b > segments:
             raise ValueError("a shape's cut is past the chunk's segments")
         found.append((at[a], at[b]))

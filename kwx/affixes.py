@@ -190,9 +190,9 @@ class ShapeCuts:
     def __init__(self, tokenizer: object, specials: Collection[str]) -> None:
         self.specials = _cut_changing(tokenizer, specials)
         self.enabled = rules_digest(tokenizer) == CHECKED_RULES
-        # shape -> (cuts, places to look up) in segments, or None: the shape's chunks
-        # go to spaCy
-        self.shapes: dict[str, tuple[Cuts, Cuts] | None] = {}
+        # shape -> (cuts, places to look up), each a bytes of (start, end) segment pairs
+        # (a tenth of the memory of tuples), or None: the shape's chunks go to spaCy
+        self.shapes: dict[str, tuple[bytes, bytes] | None] = {}
         # shape -> chunks of it that held a special case, while it has no cuts yet
         self.specials_met: dict[str, int] = {}
 
@@ -216,10 +216,10 @@ class ShapeCuts:
         cuts, places = known
         at = _segment_starts(shaped[1])
         specials = self.specials
-        for a, b in places:
+        for a, b in zip(places[::2], places[1::2], strict=True):
             if chunk[at[a]:at[b]] in specials:
                 return None
-        return tuple((at[a], at[b]) for a, b in cuts)
+        return tuple((at[a], at[b]) for a, b in zip(cuts[::2], cuts[1::2], strict=True))
 
     def learn(self, chunk: str, spacy_cuts: Cuts) -> None:
         """Keep spaCy's cuts of ``chunk`` for its shape, unless a special case took
@@ -249,9 +249,9 @@ class ShapeCuts:
         segment = {start: number for number, start in enumerate(_segment_starts(written))}
         # a cut or place inside a run of letters: the shape cannot tell where
         if all(a in segment and b in segment for a, b in places):  # (the cuts are places)
-            self.shapes[key] = (
-                tuple((segment[a], segment[b]) for a, b in spacy_cuts),
-                tuple((segment[a], segment[b]) for a, b in places))
+            self.shapes[key] = (  # segment numbers, below MAX_CHARS + 2: bytes hold them
+                bytes(segment[at] for pair in spacy_cuts for at in pair),
+                bytes(segment[at] for pair in places for at in pair))
 
     def _special_met(self, key: str) -> None:
         """A chunk of shape ``key`` held a special case at a place: it teaches nothing, and
