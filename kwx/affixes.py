@@ -37,13 +37,14 @@ a slash are the same, match it at the same places. Writing all letters as they a
 instead would make nearly every such chunk a shape of its own (tried: 94 MB more at
 100,000 pages); this way most of them share one ("x0(x" for "g1(i" and "f2(a").
 
-A shape's cuts are learnt from the first chunk of that shape spaCy tokenizes, with
-every place where spaCy may look a substring up among the special cases on the way
-(:func:`_lookup_places`); a chunk whose substring at one of those places is a special
-case goes to spaCy, and so does a shape whose first chunk held one. Special cases of
-one character that are their own token (English lists the apostrophes and "—") cannot
-change a cut and are not looked for (:func:`_cut_changing`): without that, a chunk
-with a quote in it ("'ab',") always went to spaCy.
+A shape's cuts are learnt from the first chunk of that shape spaCy tokenizes with no
+special case at any place where spaCy may look a substring up among the special
+cases on the way (:func:`_lookup_places`); a chunk whose substring at one of those
+places is a special case goes to spaCy, and teaches nothing; after
+:data:`SPECIAL_TRIES` such chunks the shape is left to spaCy. Special cases of one
+character that are their own token (English lists the apostrophes, "—" and
+whitespace) cannot change a cut and are not looked for (:func:`_cut_changing`):
+without that, a chunk with a quote in it ("'ab',") always went to spaCy.
 
 The argument holds for the expressions it was checked on: :data:`CHECKED_RULES` is a
 digest of them, and another spaCy whose expressions differ gets no shapes (every new
@@ -226,9 +227,9 @@ class ShapeCuts:
         part in them (then a later chunk of the shape may teach it: :meth:`_special_met`).
 
         Even a special case that every chunk of the shape holds at the same place (the
-        "(:" of "(:a") refuses it: inside it, spaCy may have looked up a part that is a
-        special case in another chunk of the shape (":3" in "(:3"), at a place the cuts
-        do not show."""
+        "(:" of "(:a") teaches nothing: inside it, spaCy may have looked up a part that
+        is a special case in another chunk of the shape (":3" in "(:3"), at a place the
+        cuts do not show; after :data:`SPECIAL_TRIES` such chunks the shape is refused."""
         if not self.enabled:
             return
         shaped = shape(chunk)
@@ -267,14 +268,17 @@ class ShapeCuts:
 
 def _cut_changing(tokenizer: object, specials: Collection[str]) -> Collection[str]:
     """The special cases that may change where a chunk is cut: all but those of one
-    character that are their own one token (the apostrophes, "—"). Such a case takes
-    part only where the part spaCy looks at, or a run of its tokens, is that one
-    character, which ends as one token in the same place whatever takes it (the case, a
-    prefix, a suffix, or nothing, left between them): the cuts, and so the places, are
-    those the expressions alone make. And a shape writes the character as itself, so
-    every chunk of the shape holds it at the same places. English holds quotes'
-    apostrophes among its special cases: without this, every chunk with a quote in it
-    ("'ab',") went to spaCy."""
+    character that are their own one token (English's: the apostrophes, "—", and
+    whitespace, never in a chunk; the NORM the no-break space's case sets is no cut,
+    and the token rows do not read it).
+
+    Such a case takes part only where the part spaCy looks at, or a run of its tokens,
+    is that one character, which ends as one token in the same place whatever takes it
+    (the case, a prefix, a suffix, or nothing, left between them): the cuts, and so the
+    places, are those the expressions alone make. And a shape writes the character as
+    itself, so every chunk of the shape holds it at the same places. English holds
+    quotes' apostrophes among its special cases: without this, every chunk with a quote
+    in it ("'ab',") went to spaCy."""
     from spacy.attrs import ORTH
 
     rules = getattr(tokenizer, "rules", None)

@@ -111,7 +111,7 @@ def _occurrence_counts_numpy(document: KeywordDocument, found: Words, occ: Occur
                        count_all(document.chunk_link[chunk] if len(chunk) else found.stop),
                        count_all(document.chunk_heading[chunk] if len(chunk) else found.stop)])
     values = document.chunk_template[chunk[occ.first]] if len(chunk) else np.zeros(0)
-    return counts.reshape(4, n), np.bincount(inverse, weights=values, minlength=n)
+    return counts, np.bincount(inverse, weights=values, minlength=n)
 
 
 #: Whitespace that is not one single space: spaCy makes a token of it, a break.

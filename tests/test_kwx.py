@@ -1222,6 +1222,18 @@ def test_the_compiled_chunk_rows_are_the_python_steps_rows(dev_site_pages):
     python = _rows_by_chunk(order, python_rows, sizes)
     for chunk, found in compiled.items():
         assert np.array_equal(found, python[chunk]), chunk
+    # seven tokens a chunk, one shape: more rows than the pass makes room for at first
+    words = {"".join(rng.choice("abcdefgh") for _ in range(5)) for _ in range(200)}
+    many = [f"({word},{word}-{word})" for word in sorted(words)]
+    module._learn_shapes(by_shape, many[:1], *module._spacy_chunk_rows(many[:1]))
+    rows, counts = module._compiled.chunk_rows(
+        many, module._exceptions(), None, None, None, None, by_shape.shapes,
+        by_shape.specials, module.MAX_CHARS, module._stop_words(), module._symbols())
+    assert (counts == 7).all() and len(rows) > 2 * len(many) + 16
+    order, python_rows, sizes = cache._rows_of(many)
+    python = _rows_by_chunk(order, python_rows, sizes)
+    for chunk, found in _rows_by_chunk(many, rows, counts).items():
+        assert np.array_equal(found, python[chunk]), chunk
     with pytest.raises(ValueError, match="previous table"):
         module._compiled.chunk_rows(
             mixed[:10], module._exceptions(), previous.number, previous.first[:0],
