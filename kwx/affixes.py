@@ -192,7 +192,8 @@ class ShapeCuts:
         self.specials = _cut_changing(tokenizer, specials)
         self.enabled = rules_digest(tokenizer) == CHECKED_RULES
         # shape -> (cuts, places to look up), each a bytes of (start, end) segment pairs
-        # (a tenth of the memory of tuples), or None: the shape's chunks go to spaCy
+        # (~240 bytes a shape with its key; ~900 with tuples), or None: the shape's
+        # chunks go to spaCy
         self.shapes: dict[str, tuple[bytes, bytes] | None] = {}
         # shape -> chunks of it that held a special case, while it has no cuts yet
         self.specials_met: dict[str, int] = {}

@@ -331,9 +331,10 @@ class _ChunkTokens:
         if not left.any():
             self._append(chunks, rows, counts)
             return
-        done = [c for c, skip in zip(chunks, left.tolist(), strict=True) if not skip]
-        rest, rest_rows, rest_counts = self._rows_of(
-            [c for c, skip in zip(chunks, left.tolist(), strict=True) if skip])
+        done, rest = [], []
+        for chunk, skip in zip(chunks, left.tolist(), strict=True):
+            (rest if skip else done).append(chunk)
+        rest, rest_rows, rest_counts = self._rows_of(rest)
         self._append(done + rest, np.concatenate((rows, rest_rows)),
                      np.concatenate((counts[~left], rest_counts)))
 
