@@ -404,6 +404,9 @@ class _ChunkNumbers(dict[str, int]):
     as a dict, where the extension is not built."""
 
     def add(self, chunks: list[str]) -> None:
+        """Number ``chunks`` (none in the table yet, each once) from ``len(self)`` on."""
+        if len(set(chunks)) != len(chunks) or any(chunk in self for chunk in chunks):
+            raise ValueError("a chunk is numbered already, or twice in one call")
         self.update(zip(chunks, range(len(self), len(self) + len(chunks)), strict=True))
 
     def numbers(self, chunks: list[str]) -> np.ndarray:

@@ -1152,8 +1152,11 @@ def test_the_compiled_chunk_table_numbers_chunks_as_a_dict_does(dev_site_pages):
     assert all((c in table) == (c in numbers) for c in probes)
     with pytest.raises(KeyError):
         table["absent"]
+    for either in (table, numbers):  # the fallback refuses what the table refuses
+        with pytest.raises(ValueError, match="numbered already"):
+            either.add([made[0]])
     with pytest.raises(ValueError, match="numbered already"):
-        table.add([made[0]])
+        module._ChunkNumbers().add(["twice", "twice"])
     for text in texts:  # split: the same numbers, starts and absent chunks as by hand
         found, starts, lines, missing_at, missing = table.split(text)
         flat = [c for line in text.split("\n") for c in line.split(" ")]
