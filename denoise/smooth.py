@@ -135,9 +135,7 @@ def smooth_page(scores: np.ndarray, parents: np.ndarray, weights: np.ndarray,
         return isotonic_smooth(x, parents, weights=weights, levels=levels,
                                penalties=area_penalties(areas, c, parents=parents))
     grid = _as_levels(levels)
-    page = float(areas[parents < 0].sum())
-    gamma = (c * page / np.maximum(areas, MIN_AREA_SHARE * page) if page > 0.0
-             else np.full(len(areas), float(c)))
+    gamma = _penalties(areas, c, float(areas[parents < 0].sum()))
     steps = np.rint(x * grid)
     values = np.flatnonzero(np.bincount(steps.astype(np.intp), minlength=grid + 1)) / grid
     return values[_isotonic.smooth_indices(parents, steps / grid, weights, gamma, values)]
@@ -174,6 +172,11 @@ def area_penalties(
         page = float(area[_as_parents(parents, len(area)) < 0].sum())
     else:
         page = float(area.max()) if len(area) else 0.0
+    return _penalties(area, c, page)
+
+
+def _penalties(area: np.ndarray, c: float, page: float) -> np.ndarray:
+    """:func:`area_penalties` of checked ``area`` and ``c`` on a page of area ``page``."""
     if page <= 0.0:
         return np.full(len(area), float(c))
     return c * page / np.maximum(area, MIN_AREA_SHARE * page)
