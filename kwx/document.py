@@ -20,6 +20,7 @@ from denoise.html import parse_html
 from denoise.page import Page
 
 _HEADINGS = frozenset("h1 h2 h3 h4 h5 h6".split())
+_META = frozenset(["meta"])
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -53,7 +54,7 @@ def read_document(page: Page, detector: TemplateDetector | None = None) -> Keywo
     root = parse_html(page.html, page.id)
     dom = index_dom(root)
     markup = markup_stats(root) if detector is not None else None
-    head = _head_texts(root)
+    head = _head_texts(root, int(dom.has_tag(_META).sum()))
     blocks = segment_dom(page, dom, SCHEME)
     del root
     dom = dom.without_tree()  # the last hold on the tree: it is freed here
@@ -83,16 +84,25 @@ def read_document(page: Page, detector: TemplateDetector | None = None) -> Keywo
                            removed_chars=removed)
 
 
-def _head_texts(root) -> tuple[str, str, str]:
+def _head_texts(root, metas: int | None = None) -> tuple[str, str, str]:
     """The page's ``<title>`` (in its head: an inline SVG's title is not the page's)
-    and its meta keywords and description."""
+    and its meta keywords and description (the first of each that is not empty).
+
+    ``metas`` is how many ``<meta>`` elements the page has (the walk counted them):
+    the search stops after the last one, or once both are found, instead of walking
+    the whole body (it usually ends in the head).
+    """
     element = root.find("head/title") if root.tag == "html" else root.find(".//head/title")
     title = " ".join((element.text or "").split()) if element is not None else ""
     keywords = description = ""
-    for meta in root.iter("meta"):
+    if metas == 0:
+        return title, keywords, description
+    for seen, meta in enumerate(root.iter("meta"), start=1):
         name = (meta.get("name") or meta.get("property") or "").strip().lower()
         if name == "keywords" and not keywords:
             keywords = meta.get("content") or ""
         elif name in ("description", "og:description") and not description:
             description = meta.get("content") or ""
+        if seen == metas or (keywords and description):
+            break
     return title, keywords, description

@@ -421,6 +421,21 @@ def test_title_and_meta_tags_are_read_from_the_head():
     assert (og.title, og.meta_keywords, og.meta_description) == ("", "", "Open graph words")
 
 
+def test_meta_tags_are_found_wherever_they_are_and_the_first_filled_one_counts():
+    # the search stops after the page's last meta tag: one deep in the body still counts,
+    # and an empty first keywords tag does not hide a later one
+    doc = read_document(Page(id="late.html", html=(
+        '<html><head><meta charset="utf-8"><meta name="keywords" content=""></head><body>'
+        "<div><p>Body words here</p><div><p>more words</p>"
+        '<meta name="keywords" content="late keywords">'
+        '<meta name="description" content="late description"></div></div>'
+        '<p>after</p><meta name="description" content="second, not used"></body></html>')))
+    assert (doc.meta_keywords, doc.meta_description) == ("late keywords", "late description")
+    bare = read_document(Page(id="bare.html",
+                              html="<html><body><p>No head at all</p></body></html>"))
+    assert (bare.title, bare.meta_keywords, bare.meta_description) == ("", "", "")
+
+
 def test_the_title_of_an_svg_icon_is_not_the_pages_title():
     doc = read_document(Page(id="icon.html", html=(
         "<html><head><meta charset='utf-8'></head><body><svg><title>Shopping cart icon"
