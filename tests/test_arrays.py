@@ -39,6 +39,25 @@ def test_unique_groups_is_numpys_unique_with_everything(dtype, size):
     assert got[0].dtype == dtype
 
 
+@pytest.mark.parametrize("compiled", [True, False])
+def test_unique_groups_of_badly_mixed_keys_compiled_or_not(compiled, monkeypatch):
+    # keys alike in their low bits, or in their high bits, or at both ends of the range:
+    # the compiled grouping hashes them into its table, and must still find every group
+    if compiled and arrays._compiled is None:
+        pytest.skip("the compiled extension is not built")
+    if not compiled:
+        monkeypatch.setattr(arrays, "_compiled", None)
+    rng = np.random.default_rng(7)
+    base = np.concatenate([np.arange(3000, dtype=np.uint64) << np.uint64(40),
+                           np.arange(3000, dtype=np.uint64),
+                           np.array([0, 2**64 - 1, 2**63], dtype=np.uint64)])
+    values = base[rng.integers(0, len(base), 20_000)]
+    got = unique_groups(values)
+    expected = np.unique(values, return_index=True, return_inverse=True, return_counts=True)
+    assert [g.tolist() for g in got] == [e.tolist() for e in expected]
+    assert [g.dtype for g in got] == [np.uint64, np.int64, np.int64, np.int64]
+
+
 def _shuffled_hashes(rng, size):
     """Table keys and needles: present ones, absent ones, both ends of the range."""
     keys = sorted_unique(rng.integers(0, 2**64 - 1, size, dtype=np.uint64, endpoint=True))
