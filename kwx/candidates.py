@@ -56,7 +56,9 @@ class Candidates:
 
 def find_candidates(document: KeywordDocument, max_words: int = MAX_WORDS) -> Candidates:
     """The candidate phrases of ``document`` with their occurrence statistics."""
-    found = words(document.text)
+    heads = (document.title, document.meta_keywords, document.meta_description)
+    lines, kept = _head_lines(heads)
+    found, head_words = _words_with(document.text, lines)
     occ = occurrences(found, max_words)
     hashes, first_index, inverse, tf = unique_groups(occ.hashes)
     n = len(hashes)
@@ -73,9 +75,8 @@ def find_candidates(document: KeywordDocument, max_words: int = MAX_WORDS) -> Ca
         document=document, hashes=hashes, lengths=lengths, tf=tf, first=first_word,
         spans=spans, capitalized=shares[0], upper=shares[1], anchor=shares[2],
         heading=shares[3], template=template / np.maximum(tf, 1), stop_inside=stop_inside,
-        **dict(zip(("in_title", "in_meta_keywords", "in_meta_description"), _present(
-            hashes, (document.title, document.meta_keywords, document.meta_description),
-            max_words), strict=True)),
+        **dict(zip(("in_title", "in_meta_keywords", "in_meta_description"), _present_words(
+            hashes, head_words, lines, kept, len(heads), max_words), strict=True)),
         n_words=len(found),
     )
 
@@ -120,22 +121,46 @@ _BREAKING_SPACE = re.compile(r"(?! )\s+| \s+")
 
 def _present(hashes: np.ndarray, texts: tuple[str, ...], max_words: int) -> list[np.ndarray]:
     """Whether each phrase of ``hashes`` (sorted) is a phrase of each of ``texts``: the
-    texts are tokenized together, a line break between them (it ends every phrase).
+    texts are tokenized together, a line break between them (it ends every phrase)."""
+    lines, kept = _head_lines(texts)
+    return _present_words(hashes, words("\n".join(lines)), lines, kept, len(texts),
+                          max_words)
 
-    Each text's whitespace other than single spaces becomes a line break first, and
-    empty texts are left out: both end phrases as before, and the joined text is then
-    chunks on lines, which the chunk cache tokenizes (raw meta tags' line breaks and
-    double spaces sent every page's head to spaCy whole).
+
+def _head_lines(texts: tuple[str, ...]) -> tuple[list[str], list[int]]:
+    """The texts that are not empty, each with its whitespace other than single spaces
+    made a line break, and their indices among ``texts``.
+
+    Both end phrases as before, and joined by line breaks the texts are then chunks on
+    lines, which the chunk cache tokenizes (raw meta tags' line breaks and double
+    spaces sent every page's head to spaCy whole).
     """
     lines = [_BREAKING_SPACE.sub("\n", text.strip()) for text in texts]
     kept = [i for i, line in enumerate(lines) if line]
-    found = words("\n".join(lines[i] for i in kept))
+    return [lines[i] for i in kept], kept
+
+
+def _words_with(text: str, lines: list[str]) -> tuple[Words, Words]:
+    """``words(text)`` and ``words("\n".join(lines))`` by one call: the lines follow the
+    text, a line break apart. Chunks are tokenized alone and a line break ends every
+    phrase, so the words are the same; a page's head then costs no second pass over
+    the chunk cache, nor a second spaCy call for its new chunks."""
+    if not text or not lines:
+        return words(text), words("\n".join(lines))
+    both = words(text + "\n" + "\n".join(lines))
+    cut = int(np.searchsorted(both.starts, len(text) + 1))
+    return both.part(0, cut), both.part(cut, len(both), len(text) + 1)
+
+
+def _present_words(hashes: np.ndarray, found: Words, lines: list[str], kept: list[int],
+                   texts: int, max_words: int) -> list[np.ndarray]:
+    """:func:`_present` from the words of the joined ``lines`` (:func:`_head_lines`)."""
     occ = occurrences(found, max_words)
-    text_starts = np.cumsum([0] + [len(lines[i]) + 1 for i in kept[:-1]])
+    text_starts = np.cumsum([0] + [len(line) + 1 for line in lines[:-1]])
     line = np.array(kept, dtype=np.int64)[
         np.searchsorted(text_starts, found.starts[occ.first], side="right") - 1]
     at = sorted_positions(hashes, occ.hashes)
     hit = at >= 0
-    present = np.zeros((len(texts), len(hashes)), dtype=bool)
+    present = np.zeros((texts, len(hashes)), dtype=bool)
     present[line[hit], at[hit]] = True
     return list(present)

@@ -89,6 +89,13 @@ class Words:
     def __len__(self) -> int:
         return len(self.ids)
 
+    def part(self, start: int, stop: int, offset: int = 0) -> Words:
+        """Words ``start:stop``, their character offsets less ``offset`` (the words of a
+        text tokenized after another)."""
+        return Words(self.ids[start:stop], self.runs[start:stop], self.stop[start:stop],
+                     self.capitalized[start:stop], self.upper[start:stop],
+                     self.starts[start:stop] - offset, self.ends[start:stop] - offset)
+
 
 @dataclass(frozen=True, slots=True)
 class Occurrences:

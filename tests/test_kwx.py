@@ -574,6 +574,26 @@ def test_phrases_of_real_heads_are_found_in_each_alone(dev_site_pages):
             assert np.array_equal(found, np.isin(hashes, phrase_hashes(text))), text
 
 
+def test_a_pages_head_tokenized_after_its_text_gives_the_words_of_each_alone(dev_site_pages):
+    # find_candidates tokenizes the kept text and the head's lines in one call
+    from kwx.candidates import _head_lines, _words_with
+    from kwx.document import read_document
+
+    fields = ("ids", "stop", "capitalized", "upper", "starts", "ends")
+    for document in map(read_document, dev_site_pages[:40]):
+        lines, _ = _head_lines((document.title, document.meta_keywords,
+                                document.meta_description))
+        for text in (document.text, ""):
+            body, head = _words_with(text, lines)
+            alone = (words(text), words("\n".join(lines)))
+            for got, want in zip((body, head), alone, strict=True):
+                assert len(got) == len(want)
+                for name in fields:
+                    assert np.array_equal(getattr(got, name), getattr(want, name)), name
+                if len(got):  # run numbers go on from the text's: the same breaks
+                    assert np.array_equal(got.runs - got.runs[0], want.runs - want.runs[0])
+
+
 def test_the_shipped_tables_looked_up_together_give_the_same_features():
     from kwx.extractor import KeywordExtractor
 
