@@ -1807,19 +1807,14 @@ def forest_proba(const TreeNode[::1] nodes, const int[::1] roots, const int[::1]
     a test for leaves, a step picks the child by masks rather than a branch, eight
     rows go down a tree together so their loads overlap, and one tree at a time stays
     in the cache. Each row sums the trees in order.
-
-    Between pages the rest of a page's work evicts the forest (500 KB), and walking it
-    cold cost three times walking it warm (184 against 66 us a page of ~110 rows, ad
-    hoc). So while the rows go down one tree, the next tree's nodes (trees lie end to
-    end) are asked of the memory, a share of them before each group of eight rows.
     """
     cdef Py_ssize_t n = X.shape[0]
-    cdef Py_ssize_t trees = roots.shape[0], size = nodes.shape[0]
+    cdef Py_ssize_t trees = roots.shape[0]
     out_a = np.zeros(n, dtype=np.float64)
     cdef double[:] out = out_a
     if n == 0:
         return out_a
-    cdef Py_ssize_t i, t, k, ahead, ahead_end, per_group, groups = (n + 7) // 8
+    cdef Py_ssize_t i, t, k
     cdef int s, root
     cdef cnp.uint32_t go, right
     cdef int at[8]
@@ -1828,19 +1823,8 @@ def forest_proba(const TreeNode[::1] nodes, const int[::1] roots, const int[::1]
     cdef const TreeNode* node
     for t in range(trees):
         root = roots[t]
-        # the next tree's nodes, eight (a cache line) a prefetch; none when the trees
-        # are not laid out in order
-        ahead = roots[t + 1] if t + 1 < trees else size
-        ahead_end = roots[t + 2] if t + 2 < trees else size
-        if not 0 <= ahead <= ahead_end <= size:
-            ahead = ahead_end = 0
-        per_group = ((ahead_end - ahead + 7) // 8 + groups - 1) // groups
         i = 0
         while i < n:
-            for k in range(per_group):
-                if ahead < ahead_end:
-                    __builtin_prefetch(tree + ahead)
-                    ahead += 8
             for k in range(8):  # past the last row, walk it again and drop the result
                 row[k] = &X[min(i + k, n - 1), 0]
                 at[k] = root
