@@ -1319,36 +1319,24 @@ cdef class WordTable:
                     return slot
             at = (at + 1) & self.mask
 
+    cdef const _VocabSlot* _find_str(self, str word) noexcept:
+        return self._find(PyUnicode_KIND(word), PyUnicode_DATA(word), len(word), _str_hash(word))
+
     def __reduce__(self):
         return (WordTable, (self.words, self.weights_a))
 
     def __len__(self):
         return len(self.words)
 
-    cdef object _hashes(self, list words):
-        """Each word's hash (uint64), its slot asked of the memory as it is computed: a
-        page's words are looked up together, so their cache misses overlap."""
-        cdef Py_ssize_t n = len(words), i
-        hashes_a = np.empty(n, dtype=np.uint64)
-        cdef cnp.uint64_t[::1] hashes = hashes_a
-        for i in range(n):
-            hashes[i] = _str_hash(<str?>words[i])
-            __builtin_prefetch(&self.slots[hashes[i] & <cnp.uint64_t>self.mask])
-        return hashes_a
-
-    cdef const _VocabSlot* _find_hashed(self, str word, cnp.uint64_t h) noexcept:
-        return self._find(PyUnicode_KIND(word), PyUnicode_DATA(word), len(word), h)
-
     def lookup(self, list words):
         """Per word, its index in the vocabulary, -1 when not in it (int64)."""
         cdef Py_ssize_t n = len(words)
         cdef Py_ssize_t i
         cdef const _VocabSlot* slot
-        cdef cnp.uint64_t[::1] hashes = self._hashes(words)
         out_a = np.empty(n, dtype=np.int64)
         cdef long long[:] out = out_a
         for i in range(n):
-            slot = self._find_hashed(<str>words[i], hashes[i])
+            slot = self._find_str(<str?>words[i])
             out[i] = slot.index if slot is not NULL else -1
         return out_a
 
@@ -1357,13 +1345,12 @@ cdef class WordTable:
         cdef Py_ssize_t n = len(words)
         cdef Py_ssize_t i
         cdef const _VocabSlot* slot
-        cdef cnp.uint64_t[::1] hashes = self._hashes(words)
         weights_a = np.zeros(n, dtype=np.float64)
         known_a = np.zeros(n, dtype=np.bool_)
         cdef double* weights = <double*>cnp.PyArray_DATA(weights_a)
         cdef cnp.npy_bool* known = <cnp.npy_bool*>cnp.PyArray_DATA(known_a)
         for i in range(n):
-            slot = self._find_hashed(<str>words[i], hashes[i])
+            slot = self._find_str(<str?>words[i])
             if slot is not NULL:
                 weights[i] = slot.weight
                 known[i] = True
