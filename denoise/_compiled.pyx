@@ -25,10 +25,6 @@ from cpython.unicode cimport (
 from libc.math cimport log
 from libc.string cimport memcmp, memcpy, memset, strlen, strncmp, strstr
 
-cdef extern from *:
-    void __builtin_prefetch(const void* address) noexcept nogil  # GCC and Clang
-
-
 cdef extern from "<strings.h>" nogil:
     int strncasecmp(const char* a, const char* b, size_t n)
 
@@ -1942,14 +1938,7 @@ def radix_positions(const cnp.uint64_t[::1] keys, const cnp.int64_t[::1] directo
     out = np.empty(n, dtype=np.int64)
     cdef cnp.int64_t[::1] found = out
     with nogil:
-        # a page's needles are looked up in a table of several MB, two cache misses each
-        # (the directory, then the keys): ask for the directory entries of needles 16
-        # on and the keys of needles 8 on, so the misses overlap
         for i in range(n):
-            if i + 16 < n:
-                __builtin_prefetch(&directory[needles[i + 16] >> shift])
-            if i + 8 < n:
-                __builtin_prefetch(&keys[directory[needles[i + 8] >> shift]])
             needle = needles[i]
             bucket = needle >> shift
             k = directory[bucket]
@@ -2185,17 +2174,12 @@ cdef class ChunkTable:
         """Cut ``text`` at spaces and line breaks into chunks: each chunk's number (-1
         when absent), its start, whether a line break precedes it, and the positions and
         strings of the absent ones. None when a chunk would be empty (two separators
-        together, or one at either end).
-
-        Two passes: the first hashes every chunk and asks the memory for its slot, the
-        second looks them up. A page's ~1,000 slots are spread over a table of several
-        MB that the rest of the page's work has evicted, so the lookups, one after the
-        other, waited on one cache miss each; asked for together, the misses overlap.
-        """
+        together, or one at either end)."""
         cdef Py_ssize_t n = len(text), i, start = 0, k = 0, chunks = 1
         cdef int kind = PyUnicode_KIND(text)
         cdef void* data = PyUnicode_DATA(text)
         cdef Py_UCS4 c
+        cdef bint line_break = False
         cdef cnp.uint64_t h = FNV_OFFSET
         cdef _ChunkSlot* slot
         if n == 0:
@@ -2207,10 +2191,10 @@ cdef class ChunkTable:
         numbers_array = np.empty(chunks, dtype=np.int64)
         starts_array = np.empty(chunks, dtype=np.int64)
         lines_array = np.zeros(chunks, dtype=np.uint8)
-        hashes_array = np.empty(chunks, dtype=np.uint64)
         cdef cnp.int64_t[::1] numbers = numbers_array, starts = starts_array
         cdef cnp.uint8_t[::1] lines = lines_array
-        cdef cnp.uint64_t[::1] hashes = hashes_array
+        missing_at = []
+        missing = []
         for i in range(n + 1):
             c = PyUnicode_READ(kind, data, i) if i < n else 32
             if c != 32 and c != 10:
@@ -2218,24 +2202,17 @@ cdef class ChunkTable:
                 continue
             if i == start:
                 return None
-            __builtin_prefetch(&self.slots[h & <cnp.uint64_t>self.mask])
-            hashes[k] = h
-            starts[k] = start
-            if k + 1 < chunks:
-                lines[k + 1] = c == 10
-            k += 1
-            start = i + 1
-            h = FNV_OFFSET
-        missing_at = []
-        missing = []
-        for k in range(chunks):
-            start = starts[k]
-            i = starts[k + 1] - 1 if k + 1 < chunks else n
-            slot = self._find(kind, data, start, i - start, hashes[k])
+            slot = self._find(kind, data, start, i - start, h)
             numbers[k] = slot.number
             if slot.number < 0:
                 missing_at.append(k)
                 missing.append(PyUnicode_Substring(text, start, i))
+            starts[k] = start
+            lines[k] = line_break
+            line_break = c == 10
+            k += 1
+            start = i + 1
+            h = FNV_OFFSET
         return numbers_array, starts_array, lines_array, missing_at, missing
 
 
@@ -2250,21 +2227,12 @@ def assemble_words(const cnp.int64_t[::1] numbers, const cnp.int64_t[::1] chunk_
     cdef cnp.int64_t number, run = 0
     if table.shape[1] != 11:
         raise ValueError("token rows must have 11 columns")
-    # the chunks' numbers and rows are spread over a cache of several MB: this first pass
-    # asks the memory for them ahead (numbers 16 chunks on, rows as they are checked),
-    # so the misses overlap and the second pass finds the rows in the cache
     for k in range(chunks):
-        if k + 16 < chunks and 0 <= numbers[k + 16] < first.shape[0]:
-            __builtin_prefetch(&first[numbers[k + 16]])
-            __builtin_prefetch(&count[numbers[k + 16]])
         number = numbers[k]
         if number < 0 or number >= first.shape[0] or number >= count.shape[0]:
             raise ValueError("a chunk number is out of range")
         if first[number] < 0 or count[number] < 0 or first[number] + count[number] > rows:
             raise ValueError("a chunk's rows are out of range")
-        if count[number]:
-            __builtin_prefetch(&table[first[number], 0])
-            __builtin_prefetch(&table[first[number], 10])  # a row is 88 bytes: its end
         total += count[number]
     # per token, as numpy scratch arrays (freed with them, whatever is raised below)
     cdef cnp.uint8_t[::1] state = np.empty(total, dtype=np.uint8)
