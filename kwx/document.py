@@ -20,7 +20,6 @@ from denoise.html import parse_html
 from denoise.page import Page
 
 _HEADINGS = frozenset("h1 h2 h3 h4 h5 h6".split())
-_META = frozenset(["meta"])
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -54,7 +53,7 @@ def read_document(page: Page, detector: TemplateDetector | None = None) -> Keywo
     root = parse_html(page.html, page.id)
     dom = index_dom(root)
     markup = markup_stats(root) if detector is not None else None
-    head = _head_texts(root, int(dom.has_tag(_META).sum()))
+    head = _head_texts(root)
     blocks = segment_dom(page, dom, SCHEME)
     del root
     dom = dom.without_tree()  # the last hold on the tree: it is freed here
@@ -84,25 +83,16 @@ def read_document(page: Page, detector: TemplateDetector | None = None) -> Keywo
                            removed_chars=removed)
 
 
-def _head_texts(root, metas: int | None = None) -> tuple[str, str, str]:
+def _head_texts(root) -> tuple[str, str, str]:
     """The page's ``<title>`` (in its head: an inline SVG's title is not the page's)
-    and its meta keywords and description (the first of each that is not empty).
-
-    ``metas`` is how many ``<meta>`` elements the page has (the walk counted them):
-    the search stops after the last one, or once both are found, instead of walking
-    the whole body (it usually ends in the head).
-    """
+    and its meta keywords and description (the first of each that is not empty)."""
     element = root.find("head/title") if root.tag == "html" else root.find(".//head/title")
     title = " ".join((element.text or "").split()) if element is not None else ""
     keywords = description = ""
-    if metas == 0:
-        return title, keywords, description
-    for seen, meta in enumerate(root.iter("meta"), start=1):
+    for meta in root.iter("meta"):
         name = (meta.get("name") or meta.get("property") or "").strip().lower()
         if name == "keywords" and not keywords:
             keywords = meta.get("content") or ""
         elif name in ("description", "og:description") and not description:
             description = meta.get("content") or ""
-        if seen == metas or (keywords and description):
-            break
     return title, keywords, description
