@@ -141,10 +141,10 @@ def _head_lines(texts: tuple[str, ...]) -> tuple[list[str], list[int]]:
 
 
 def _words_with(text: str, lines: list[str]) -> tuple[Words, Words]:
-    """``words(text)`` and ``words("\n".join(lines))`` by one call: the lines follow the
-    text, a line break apart. Chunks are tokenized alone and a line break ends every
-    phrase, so the words are the same; a page's head then costs no second pass over
-    the chunk cache, nor a second spaCy call for its new chunks."""
+    """The words of ``text`` and those of ``lines`` joined by line breaks, by one call:
+    the lines follow the text, a line break apart. Chunks are tokenized alone and a
+    line break ends every phrase, so the words are the same; a page's head then costs
+    no second pass over the chunk cache, nor a second spaCy call for its new chunks."""
     if not text or not lines:
         return words(text), words("\n".join(lines))
     both = words(text + "\n" + "\n".join(lines))

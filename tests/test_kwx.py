@@ -422,8 +422,8 @@ def test_title_and_meta_tags_are_read_from_the_head():
 
 
 def test_meta_tags_are_found_wherever_they_are_and_the_first_filled_one_counts():
-    # the search stops after the page's last meta tag: one deep in the body still counts,
-    # and an empty first keywords tag does not hide a later one
+    # a tag deep in the body still counts, and an empty first keywords tag does not hide
+    # a later one
     doc = read_document(Page(id="late.html", html=(
         '<html><head><meta charset="utf-8"><meta name="keywords" content=""></head><body>'
         "<div><p>Body words here</p><div><p>more words</p>"
