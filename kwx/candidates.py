@@ -119,14 +119,6 @@ def _occurrence_counts_numpy(document: KeywordDocument, found: Words, occ: Occur
 _BREAKING_SPACE = re.compile(r"(?! )\s+| \s+")
 
 
-def _present(hashes: np.ndarray, texts: tuple[str, ...], max_words: int) -> list[np.ndarray]:
-    """Whether each phrase of ``hashes`` (sorted) is a phrase of each of ``texts``: the
-    texts are tokenized together, a line break between them (it ends every phrase)."""
-    lines, kept = _head_lines(texts)
-    return _present_words(hashes, words("\n".join(lines)), lines, kept, len(texts),
-                          max_words)
-
-
 def _head_lines(texts: tuple[str, ...]) -> tuple[list[str], list[int]]:
     """The texts that are not empty, each with its whitespace other than single spaces
     made a line break, and their indices among ``texts``.
@@ -154,7 +146,10 @@ def _words_with(text: str, lines: list[str]) -> tuple[Words, Words]:
 
 def _present_words(hashes: np.ndarray, found: Words, lines: list[str], kept: list[int],
                    texts: int, max_words: int) -> list[np.ndarray]:
-    """:func:`_present` from the words of the joined ``lines`` (:func:`_head_lines`)."""
+    """Per text (``texts`` of them), whether each phrase of ``hashes`` (sorted) is one of
+    its phrases, from ``found``: the words of the texts' lines that are not empty
+    (:func:`_head_lines`: ``lines``, the ``kept`` ones) joined by line breaks, which end
+    every phrase."""
     occ = occurrences(found, max_words)
     text_starts = np.cumsum([0] + [len(line) + 1 for line in lines[:-1]])
     line = np.array(kept, dtype=np.int64)[

@@ -541,6 +541,16 @@ def test_features_line_up_with_the_candidates(head_candidates):
     assert column["in_title"][index["cheap"]] == 1
 
 
+def _present(hashes: np.ndarray, texts: tuple[str, ...]) -> list[np.ndarray]:
+    """Whether each phrase of ``hashes`` is one of each of ``texts`` as find_candidates
+    finds it: their lines tokenized after a page's text, in the same call."""
+    from kwx.candidates import _head_lines, _present_words, _words_with
+
+    lines, kept = _head_lines(texts)
+    _, head = _words_with("Some page text.\nAnother block of it", lines)
+    return _present_words(hashes, head, lines, kept, len(texts), 5)
+
+
 @pytest.mark.parametrize("texts", [
     ("Cheap Hotels in New York", "hotels, new york", "Find cheap hotels."),
     ("", "new york  hotels", "Cheap\nhotels in York"),  # empty, two spaces, a line break
@@ -549,12 +559,10 @@ def test_features_line_up_with_the_candidates(head_candidates):
     ("", "", ""),
 ])
 def test_phrases_of_the_title_and_meta_tags_are_found_in_each_alone(texts):
-    from kwx.candidates import _present
-
     hashes = np.unique(np.array([key_hash(p) for p in (
         "cheap hotels", "new york", "hotels", "cheap", "york", "find", "hotels in new york")],
         dtype=np.uint64))
-    together = _present(hashes, texts, 5)
+    together = _present(hashes, texts)
     for text, found in zip(texts, together, strict=True):
         alone = np.isin(hashes, phrase_hashes(text)) if text else np.zeros(len(hashes), bool)
         assert np.array_equal(found, alone), text
@@ -562,7 +570,6 @@ def test_phrases_of_the_title_and_meta_tags_are_found_in_each_alone(texts):
 
 
 def test_phrases_of_real_heads_are_found_in_each_alone(dev_site_pages):
-    from kwx.candidates import _present
     from kwx.document import read_document
 
     heads = [(d.title, d.meta_keywords, d.meta_description) for d in map(
@@ -570,7 +577,7 @@ def test_phrases_of_real_heads_are_found_in_each_alone(dev_site_pages):
     assert sum(bool(k or d) for _, k, d in heads) >= 10
     for texts in heads:
         hashes = sorted_unique(np.concatenate([phrase_hashes(t) for t in texts]))
-        for text, found in zip(texts, _present(hashes, texts, 5), strict=True):
+        for text, found in zip(texts, _present(hashes, texts), strict=True):
             assert np.array_equal(found, np.isin(hashes, phrase_hashes(text))), text
 
 
