@@ -62,6 +62,8 @@ import hashlib
 import re
 from collections.abc import Collection
 
+from kwx.suffix_search import expression_of
+
 try:
     from denoise import _compiled
 except ImportError:  # the compiled extension is optional
@@ -104,9 +106,8 @@ def rules_digest(tokenizer: object) -> str:
     """A digest of what decides a tokenizer's cuts besides its special cases."""
     parts = []
     for name in ("prefix_search", "suffix_search", "infix_finditer", "url_match"):
-        bound = getattr(tokenizer, name)
-        pattern = getattr(bound, "__self__", None)
-        if pattern is None or not isinstance(pattern, re.Pattern):
+        pattern = expression_of(getattr(tokenizer, name))
+        if pattern is None:
             return ""
         parts.append(f"{name}:{pattern.flags}:{pattern.pattern}")
     parts.append(f"token_match:{getattr(tokenizer, 'token_match', None) is None}")

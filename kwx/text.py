@@ -34,6 +34,7 @@ from spacy.strings import get_string_id
 
 from denoise.arrays import ragged_arange, sorted_unique
 from kwx.affixes import MAX_CHARS, Cuts, ShapeCuts
+from kwx.suffix_search import TailSuffixSearch
 
 try:
     from denoise import _compiled
@@ -64,13 +65,18 @@ def tokenizer():
     runs every attribute function on each word it meets for the first time (17 more,
     shape, prefix, suffix and like_num among them), which made ~10% of tokenizing new
     text and left strings for the vocabulary to keep. Tokens are cut by the tokenizer's
-    rules alone, so they are the same.
+    rules alone, so they are the same. Its suffix expression is searched from each
+    token's end (:mod:`kwx.suffix_search`), with the same answers.
     """
     import spacy
 
-    tokenize = spacy.blank("en").tokenizer
+    english = spacy.blank("en")
+    tokenize = english.tokenizer
     getters = tokenize.vocab.lex_attr_getters
     tokenize.vocab.lex_attr_getters = {attr: getters[attr] for attr in _LEXEME_ATTRS}
+    search = TailSuffixSearch.of(tokenize, english.Defaults.suffixes or ())
+    if search is not None:
+        tokenize.suffix_search = search
     return tokenize
 
 

@@ -8,6 +8,7 @@ import pytest
 
 from kwx import affixes
 from kwx import text as module
+from kwx.suffix_search import expression_of
 
 try:
     import re._constants as sre_constants
@@ -113,7 +114,7 @@ def test_the_expressions_read_ascii_letters_only_by_case_away_from_digits_dollar
     checked = 0
     for search in (tokenizer.prefix_search, tokenizer.suffix_search,
                    tokenizer.infix_finditer, tokenizer.url_match):
-        pattern = search.__self__
+        pattern = expression_of(search)
         assert not pattern.flags & re.IGNORECASE
         parsed = list(sre_parse.parse(pattern.pattern, pattern.flags))
         branches = parsed[0][1][1] if len(parsed) == 1 and \
@@ -142,9 +143,9 @@ def test_the_affix_expressions_read_ascii_digits_only_as_a_class():
     tokenizer = module.tokenizer()
     for search in (tokenizer.prefix_search, tokenizer.suffix_search,
                    tokenizer.infix_finditer):
-        pattern = search.__self__
+        pattern = expression_of(search)
         assert not _walk(sre_parse.parse(pattern.pattern, pattern.flags), _reads_digits)
-    url = tokenizer.url_match.__self__
+    url = expression_of(tokenizer.url_match)
     assert _walk(sre_parse.parse(url.pattern, url.flags), _reads_digits)  # IPs, ports
 
 
@@ -180,7 +181,7 @@ def test_next_to_digits_the_expressions_read_letters_as_written_only_in_units():
     units = 0
     for search in (tokenizer.prefix_search, tokenizer.suffix_search,
                    tokenizer.infix_finditer, tokenizer.url_match):
-        pattern = search.__self__
+        pattern = expression_of(search)
         parsed = list(sre_parse.parse(pattern.pattern, pattern.flags))
         branches = parsed[0][1][1] if len(parsed) == 1 and \
             parsed[0][0] is sre_constants.BRANCH else [parsed]
