@@ -40,8 +40,10 @@ instead would make nearly every such chunk a shape of its own (tried: 94 MB more
 A shape's cuts are learnt from the first chunk of that shape spaCy tokenizes with no
 special case at any place where spaCy may look a substring up among the special
 cases on the way (:func:`_lookup_places`); a chunk whose substring at one of those
-places is a special case goes to spaCy, and teaches nothing; after
-:data:`SPECIAL_TRIES` such chunks the shape is left to spaCy. Special cases of one
+places is a special case goes to spaCy, and teaches nothing. After such a chunk, the
+shape's later chunks are tried only at the 2nd, 4th, 8th... (a shape every chunk of
+which holds one costs few tries; "Don't" and "Can't" do not keep "Xxx'x" from being
+learnt from a later "Aizhbbi'e", as four tries did). Special cases of one
 character that are their own token (English lists the apostrophes, "—" and
 whitespace) cannot change a cut and are not looked for (:func:`_cut_changing`):
 without that, a chunk with a quote in it ("'ab',") always went to spaCy.
@@ -96,8 +98,6 @@ MAX_CHARS = 60
 MAX_TOKENS = 8
 #: Shapes kept before starting again (a crawl's shapes are few; this bounds the rest).
 MAX_SHAPES = 200_000
-#: Chunks of a shape holding a special case before the shape is left to spaCy.
-SPECIAL_TRIES = 4
 
 Cuts = tuple[tuple[int, int], ...]
 
@@ -196,7 +196,8 @@ class ShapeCuts:
         # (~240 bytes a shape with its key; ~900 with tuples), or None: the shape's
         # chunks go to spaCy
         self.shapes: dict[str, tuple[bytes, bytes] | None] = {}
-        # shape -> chunks of it that held a special case, while it has no cuts yet
+        # shape -> chunks of it given since the first that held a special case, while
+        # it has no cuts yet (:meth:`_tried_again`)
         self.specials_met: dict[str, int] = {}
 
     def cuts(self, chunk: str) -> Cuts | None:
@@ -226,12 +227,12 @@ class ShapeCuts:
 
     def learn(self, chunk: str, spacy_cuts: Cuts) -> None:
         """Keep spaCy's cuts of ``chunk`` for its shape, unless a special case took
-        part in them (then a later chunk of the shape may teach it: :meth:`_special_met`).
+        part in them (then a later chunk of the shape may teach it: :meth:`_tried_again`).
 
         Even a special case that every chunk of the shape holds at the same place (the
         "(:" of "(:a") teaches nothing: inside it, spaCy may have looked up a part that
         is a special case in another chunk of the shape (":3" in "(:3"), at a place the
-        cuts do not show; after :data:`SPECIAL_TRIES` such chunks the shape is refused."""
+        cuts do not show."""
         if not self.enabled:
             return
         shaped = shape(chunk)
@@ -241,9 +242,11 @@ class ShapeCuts:
             self.shapes.clear()
             self.specials_met.clear()
         key, written = shaped
+        if not self._tried_again(key):
+            return
         places = _lookup_places(chunk, spacy_cuts) if len(spacy_cuts) <= MAX_TOKENS else ()
         if any(chunk[a:b] in self.specials for a, b in places):
-            self._special_met(key)
+            self.specials_met.setdefault(key, 1)
             return
         self.specials_met.pop(key, None)
         self.shapes[key] = None  # unless all is well below
@@ -256,16 +259,19 @@ class ShapeCuts:
                 bytes(segment[at] for pair in spacy_cuts for at in pair),
                 bytes(segment[at] for pair in places for at in pair))
 
-    def _special_met(self, key: str) -> None:
-        """A chunk of shape ``key`` held a special case at a place: it teaches nothing, and
-        after :data:`SPECIAL_TRIES` such chunks the shape is left to spaCy for good. The
-        first chunk of a shape is often a special case itself ("and/or", one token, is
-        the first "xx/xx" of many pages), the next ones rarely ("input/output")."""
-        met = self.specials_met.pop(key, 0) + 1
-        if met >= SPECIAL_TRIES:
-            self.shapes[key] = None
-        else:
-            self.specials_met[key] = met
+    def _tried_again(self, key: str) -> bool:
+        """Whether to learn from this chunk of shape ``key``: always, until one held a
+        special case; after that, at the 2nd, 4th, 8th... chunk of the shape given (a
+        try looks every place up, besides the spaCy call that brought the chunk). The first
+        chunks of a shape are often special cases themselves ("and/or", one token, is
+        the first "xx/xx" of many pages; "Don't" and "Can't" of "Xxx'x"), later ones
+        rarely ("input/output"), and a shape whose every chunk holds one ("(:a") never
+        stops going to spaCy, however often it is tried."""
+        given = self.specials_met.get(key)
+        if given is None:
+            return True
+        self.specials_met[key] = given + 1
+        return not given & (given + 1)  # given + 1 is a power of two
 
 
 def _cut_changing(tokenizer: object, specials: Collection[str]) -> Collection[str]:

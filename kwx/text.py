@@ -33,7 +33,7 @@ from spacy.attrs import IDX, IS_PUNCT, IS_SPACE, IS_STOP, IS_TITLE, IS_UPPER, LE
 from spacy.strings import get_string_id
 
 from denoise.arrays import ragged_arange, sorted_unique
-from kwx.affixes import MAX_CHARS, Cuts, ShapeCuts
+from kwx.affixes import MAX_CHARS, Cuts, ShapeCuts, shape
 from kwx.suffix_search import TailSuffixSearch
 
 try:
@@ -355,7 +355,9 @@ class _ChunkTokens:
         """The chunks in a new order, their token rows and each one's number of rows, by
         Python steps: a chunk of letters or digits alone is one token; one the previous
         cache numbered has its rows there; one whose shape is known is cut by it
-        (:mod:`kwx.affixes`); spaCy tokenizes the rest, in one call."""
+        (:mod:`kwx.affixes`); spaCy tokenizes the rest, in one call, but for chunks of a
+        shape another of them may teach (:func:`_one_per_new_shape`): those are cut by
+        what it taught, and a second call takes the ones it did not."""
         parts: list[np.ndarray] = []
         sizes: list[int] = []
         kept = self.previous.number if self.previous is not None else {}
@@ -366,9 +368,8 @@ class _ChunkTokens:
         known = [c for c in hard if c in kept]
         hard = [c for c in hard if c not in kept]
         by_shape = _shape_cuts()
-        found = [by_shape.cuts(c) for c in hard]
-        cut = [c for c, cuts in zip(hard, found, strict=True) if cuts is not None]
-        hard = [c for c, cuts in zip(hard, found, strict=True) if cuts is None]
+        cut, cuts, hard = _cut_by_shape(by_shape, hard)
+        hard, waiting = _one_per_new_shape(by_shape, hard)
         order = simple + known + cut + hard
         if simple:
             parts.append(_single_token_rows(simple))
@@ -378,15 +379,22 @@ class _ChunkTokens:
             first, count = self.previous.first[number], self.previous.count[number]
             parts.append(self.previous.table[first:first + count])
             sizes.append(int(count))
-        if cut:
-            cuts = [cuts for cuts in found if cuts is not None]
-            parts.append(_cut_rows(cut, cuts))
-            sizes += map(len, cuts)
-        if hard:
-            rows, counts = _spacy_chunk_rows(hard)
-            parts.append(rows)
-            sizes += counts
-            _learn_shapes(by_shape, hard, rows, counts)
+
+        def add(cut: list[str], cuts: list[Cuts], rest: list[str]) -> None:
+            """Rows of chunks cut by their shape, then of the rest, by spaCy."""
+            if cut:
+                parts.append(_cut_rows(cut, cuts))
+                sizes.extend(map(len, cuts))
+            if rest:
+                rows, counts = _spacy_learnt(by_shape, rest)
+                parts.append(rows)
+                sizes.extend(counts)
+
+        add(cut, cuts, hard)
+        if waiting:  # cut by the shapes the first call taught, where it did
+            cut, cuts, rest = _cut_by_shape(by_shape, waiting)
+            order += cut + rest
+            add(cut, cuts, rest)
         rows = np.concatenate(parts) if parts else np.zeros((0, _COLUMNS), dtype=np.uint64)
         return order, rows, np.array(sizes, dtype=np.int64)
 
@@ -520,6 +528,44 @@ def _cut_rows(chunks: list[str], cuts: list[Cuts]) -> np.ndarray:
                          for a, b in each])
     rows[:, _IDX] = [a for a, _ in spans]
     return rows
+
+
+def _cut_by_shape(by_shape: ShapeCuts, chunks: list[str]
+                  ) -> tuple[list[str], list[Cuts], list[str]]:
+    """The chunks ``by_shape`` cuts, their cuts, and the chunks it does not."""
+    found = [by_shape.cuts(c) for c in chunks]
+    cut = [c for c, cuts in zip(chunks, found, strict=True) if cuts is not None]
+    return cut, [cuts for cuts in found if cuts is not None], \
+        [c for c, cuts in zip(chunks, found, strict=True) if cuts is None]
+
+
+def _one_per_new_shape(by_shape: ShapeCuts, chunks: list[str]) -> tuple[list[str], list[str]]:
+    """The chunks for spaCy now, and those that wait: a chunk waits when its shape has
+    no cuts yet and an earlier one of ``chunks`` has the same shape, which may teach it
+    (a page of API docs brings hundreds of "PrependMagickMethod(DestroyLocaleOptions)"
+    at once, of one new shape)."""
+    if not by_shape.enabled:
+        return chunks, []
+    now, waiting, teaching = [], [], set()
+    known = by_shape.shapes
+    for chunk in chunks:
+        shaped = shape(chunk)
+        key = shaped[0] if shaped is not None else None
+        if key is None or key in known:
+            now.append(chunk)
+        elif key in teaching:
+            waiting.append(chunk)
+        else:
+            teaching.add(key)
+            now.append(chunk)
+    return now, waiting
+
+
+def _spacy_learnt(by_shape: ShapeCuts, chunks: list[str]) -> tuple[np.ndarray, list[int]]:
+    """:func:`_spacy_chunk_rows` of ``chunks``, whose cuts ``by_shape`` then learns."""
+    rows, counts = _spacy_chunk_rows(chunks)
+    _learn_shapes(by_shape, chunks, rows, counts)
+    return rows, counts
 
 
 def _learn_shapes(by_shape: ShapeCuts, chunks: list[str], rows: np.ndarray,

@@ -368,10 +368,29 @@ def test_a_shape_whose_first_chunk_is_a_special_case_is_learnt_from_the_next():
     assert shapes.cuts("left/right") == spacy_cuts(["left/right"])[0] == (
         (0, 4), (4, 5), (5, 10))
     assert shapes.cuts("and/or") is None  # the special case itself still goes to spaCy
-    stubborn = _learnt(["(:a", "(:b", "(:c", "(:d", "(:e"])  # "(:" in every one
-    assert stubborn.cuts("(:f") is None
-    assert stubborn.shapes[affixes.shape("(:f")[0]] is None  # given up after four
-    assert not stubborn.specials_met
+
+
+def test_a_shape_every_chunk_of_which_holds_a_special_case_is_tried_ever_more_rarely(
+        monkeypatch):
+    tries = []
+    looked_up = affixes._lookup_places
+    monkeypatch.setattr(affixes, "_lookup_places",
+                        lambda chunk, cuts: tries.append(chunk) or looked_up(chunk, cuts))
+    stubborn = _learnt([f"(:{c}" for c in "abcdefghijk"])  # "(:" in every one
+    assert stubborn.cuts("(:z") is None
+    assert affixes.shape("(:z")[0] not in stubborn.shapes
+    assert tries == ["(:a", "(:b", "(:d", "(:h"]  # the 1st, 2nd, 4th and 8th
+
+
+def test_contractions_first_do_not_keep_a_shape_from_being_learnt():
+    """"Don't", "Can't"... are special cases of "Xxx'x" (as written: runs of letters are
+    cut to two); an enciphered possessive "Aizhbbi'e" of that shape is not."""
+    plain = ["Aizhbbi'e", "Kxby'e", "Nvyr'e", "Gsym'w"]
+    shapes = _learnt(["Don't", "Can't", "Won't", "Isn't", *plain])
+    assert len({affixes.shape(c)[0] for c in ["Don't", *plain]}) == 1
+    for chunk in ("Tsntivh'e", "Xyz'q"):
+        assert shapes.cuts(chunk) == spacy_cuts([chunk])[0]
+    assert shapes.cuts("Didn't") is None  # itself a special case: spaCy's
 
 
 def test_chunks_the_shapes_cannot_speak_for_go_to_spacy():
@@ -410,3 +429,33 @@ def test_the_chunk_cache_rows_of_shaped_chunks_are_spacys_rows(monkeypatch):
     rows[last, module._SPACE_AFTER] = exact[last, module._SPACE_AFTER]
     assert np.array_equal(rows, exact)
     assert sum(shapes.cuts(chunk) is not None for chunk in later) > 1000
+
+
+@pytest.mark.parametrize("compiled", [True, False])
+def test_chunks_of_one_new_shape_go_to_spacy_one_first(monkeypatch, compiled):
+    """A page of API docs brings hundreds of chunks of one new shape: spaCy cuts one,
+    the shape it teaches cuts the others; one that holds a special case, or a shape
+    its first chunk could not teach, goes to a second call."""
+    if compiled and affixes._compiled is None:
+        pytest.skip("the compiled extension is not built")
+    if not compiled:
+        monkeypatch.setattr(module, "_compiled_rows_agree", lambda: False)
+    cache = module._ChunkTokens(10**6)
+    monkeypatch.setattr(module, "_chunk_tokens", lambda: cache)
+    shapes = affixes.ShapeCuts(module.tokenizer(), module._exceptions())
+    monkeypatch.setattr(module, "_shape_cuts", lambda: shapes)
+    calls = []
+    spacy_rows = module._spacy_chunk_rows
+    monkeypatch.setattr(module, "_spacy_chunk_rows",
+                        lambda chunks: calls.append(list(chunks)) or spacy_rows(chunks))
+    methods = [f"PrependMagickMethod(Destroy{name}Options)," for name in
+               ("Locale", "Image", "Pixel", "Quantum", "Blob", "Cache", "Draw", "Font")]
+    page = [*methods, "Don't", "Aizhbbi'e", "Can't", "(:a", "(:b", "(:c"]
+    rows, counts, _ = cache.rows(page)
+    assert calls[0] == [methods[0], "Don't", "(:a"]
+    assert calls[1] == ["Aizhbbi'e", "Can't", "(:b", "(:c"]  # "Don't" taught nothing
+    exact, exact_counts = spacy_rows(page)
+    assert counts.tolist() == exact_counts
+    last = np.cumsum(counts) - 1
+    rows[last, module._SPACE_AFTER] = exact[last, module._SPACE_AFTER]
+    assert np.array_equal(rows, exact)
