@@ -5,10 +5,10 @@ import re
 
 import pytest
 import spacy
+from test_affixes import generated_chunks, numeric_chunks, unit_chunks
 
 from kwx import text as module
 from kwx.suffix_search import TailSuffixSearch, expression_of
-from tests.test_affixes import generated_chunks, numeric_chunks, unit_chunks
 
 #: Tokens whose suffixes sit where the shortcut could go wrong: dot runs longer than the
 #: five characters searched (the one suffix of no bounded width), units whose
