@@ -3,19 +3,19 @@
 spaCy finds a token's suffix with ``re.search`` of one expression: every English suffix
 followed by ``$``, joined by ``|``. The engine tries all of them at every position of
 the token, so a long token ("sqlalchemy.sql.expression.False_") costs its length times
-the alternatives: a third of spaCy's time on the chunks kwx still gives it (its cProfile
-on 28,000 chunks the enciphered scale pages sent it).
+the alternatives: a third of spaCy's time on the chunks kwx still gives it (ad hoc: a
+cProfile of spaCy on 28,000 chunks the enciphered scale pages sent it).
 
-Every English suffix but ``\\.\\.+`` matches at most five characters (the widths ``re``'s
-parser gives; a look-behind has none), so a match of one of them starts in the token's
-last five: they are searched from there (``Pattern.search(text, pos)``, whose
-look-behinds still see the characters before ``pos``). The suffixes of no bounded width
-are searched over the whole token, and the leftmost match of the two is the answer, as
-the leftmost is in the one expression. Which suffix matched does not matter: spaCy
-reads only the match's length, and every match ends where the token does (``$``; a
-token with a line break, before which ``$`` also matches, is searched by the one
-expression). ``tests/test_suffix_search.py`` compares the two on real and generated
-tokens and spaCy's tokens with each.
+Every English suffix of spaCy 3.8 but ``\\.\\.+`` matches at most five characters (the
+widths ``re``'s parser gives; a look-behind has none), so a match of one of them starts
+in the token's last five: they are searched from there (``Pattern.search(text, pos)``,
+whose look-behinds still see the characters before ``pos``). The suffixes of no bounded
+width are searched over the whole token, and the leftmost match of the two is the
+answer, as the leftmost is in the one expression. Which suffix matched does not
+matter: spaCy reads only the match's length, and every match ends where the token does
+(``$``; a token with a line break, before which ``$`` also matches, is searched by the
+one expression). ``tests/test_suffix_search.py`` compares the two on real and
+generated tokens, and spaCy's tokens with each.
 """
 
 from __future__ import annotations
@@ -36,9 +36,8 @@ class TailSuffixSearch:
     """A drop-in for a tokenizer's ``suffix_search``: the same match spans, from fewer
     places (see the module docstring). ``expression`` is the one it stands for."""
 
-    def __init__(self, suffixes: Sequence[str], expression: re.Pattern[str], reach: int,
-                 bounded: Sequence[str], unbounded: Sequence[str]) -> None:
-        self.suffixes = tuple(suffixes)
+    def __init__(self, expression: re.Pattern[str], reach: int, bounded: Sequence[str],
+                 unbounded: Sequence[str]) -> None:
         self.expression = expression
         self._reach = reach
         self._bounded = _joined(bounded, expression.flags)
@@ -66,7 +65,7 @@ class TailSuffixSearch:
             else:
                 bounded.append(suffix)
                 reach = max(reach, width)
-        return cls(suffixes, expression, reach, bounded, unbounded)
+        return cls(expression, reach, bounded, unbounded)
 
     def __call__(self, text: str) -> re.Match[str] | None:
         if "\n" in text:
