@@ -314,6 +314,14 @@ def test_compiled_forest_walk_equals_the_python_walk():
     y = (X[:, 0] + X[:, 1] * X[:, 2] > 0).astype(int)
     forest = _flatten_forest(RandomForestClassifier(n_estimators=7, random_state=0).fit(X, y))
     assert np.allclose(_forest_proba(forest, X), _forest_proba_python(forest, X))
+    # trees listed in another order than they lie, and fewer rows than the eight the
+    # compiled walk takes down a tree together
+    backwards = {key: value for key, value in forest.items() if not key.startswith("_")}
+    backwards["roots"] = forest["roots"][::-1].copy()
+    for rows in (X, X[:3]):
+        assert np.allclose(_forest_proba(dict(backwards), rows),
+                           _forest_proba_python(dict(backwards), rows))
+        assert np.allclose(_forest_proba(dict(backwards), rows), _forest_proba(forest, rows))
 
 
 @pytest.fixture(scope="module")
