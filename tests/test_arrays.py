@@ -88,6 +88,21 @@ def test_sorted_keys_find_what_a_binary_search_finds(size, compiled, monkeypatch
     assert found.tolist() == np.where(hit, expected, -1).tolist()
 
 
+@pytest.mark.parametrize("size", [0, 1, 2, 1000, 70_000])
+def test_sorted_keys_presence_bits_are_set_exactly_for_the_keys_top_bits(size):
+    rng = np.random.default_rng(size)
+    keys, needles = _shuffled_hashes(rng, size)
+    found = SortedKeys(keys)
+    bits = np.unpackbits(found.present.view(np.uint8), bitorder="little").astype(bool)
+    tops = np.unique(keys >> np.uint64(found.present_shift)).astype(np.int64)
+    assert np.flatnonzero(bits).tolist() == tops.tolist()
+    # a needle whose bit is set but is not a key (a false positive) is still absent
+    shared = needles[bits[(needles >> np.uint64(found.present_shift)).astype(np.int64)]]
+    absent = shared[~np.isin(shared, keys)]
+    assert len(absent) or size < 1000
+    assert (found.positions(absent) == -1).all()
+
+
 def test_sorted_keys_refuse_keys_out_of_order():
     for keys in ([3, 1], [1, 1, 2]):
         with pytest.raises(ValueError, match="ascending"):
