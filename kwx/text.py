@@ -26,7 +26,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from functools import cache
-from itertools import repeat
+from itertools import compress, repeat
 
 import numpy as np
 from spacy.attrs import IDX, IS_PUNCT, IS_SPACE, IS_STOP, IS_TITLE, IS_UPPER, LENGTH, LOWER, SPACY
@@ -344,10 +344,8 @@ class _ChunkTokens:
         if not left.any():
             self._append(chunks, rows, counts)
             return
-        done, rest = [], []
-        for chunk, skip in zip(chunks, left.tolist(), strict=True):
-            (rest if skip else done).append(chunk)
-        rest, rest_rows, rest_counts = self._rows_of(rest)
+        done = list(compress(chunks, (~left).tolist()))
+        rest, rest_rows, rest_counts = self._rows_of(list(compress(chunks, left.tolist())))
         self._append(done + rest, np.concatenate((rows, rest_rows)),
                      np.concatenate((counts[~left], rest_counts)))
 
