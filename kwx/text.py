@@ -262,7 +262,8 @@ class _ChunkTokens:
     call; the rest are cut by their shape where spaCy cut a chunk of that shape before
     (:mod:`kwx.affixes`), else tokenized by spaCy, once per page for all of them. A
     page's new chunks go through one compiled pass, which leaves only spaCy's (and
-    those with a token that is not ASCII) to Python steps.
+    those with a token that is not ASCII) to Python steps. The rows spaCy made are also
+    kept apart (:class:`_SpacyMade`), past the cache's generations.
     """
 
     def __init__(self, limit: int) -> None:
@@ -276,6 +277,7 @@ class _ChunkTokens:
         self.table = np.zeros((4096, _COLUMNS), dtype=np.uint64)
         self.used = 0
         self.previous: _ChunkTokens | None = None
+        self.spacy_made = _SpacyMade(_MAX_SPACY_CHUNKS)
 
     def rows(self, flat: list[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """The token rows of the chunks ``flat`` in order, and each chunk's number of
@@ -323,8 +325,9 @@ class _ChunkTokens:
         previous.number, previous.first, previous.count = self.number, self.first, self.count
         previous.length = self.length
         previous.table, previous.used = self.table, self.used
+        spacy_made = self.spacy_made
         self.__init__(self.limit)
-        self.previous = previous
+        self.previous, self.spacy_made = previous, spacy_made
 
     def _add(self, chunks: list[str]) -> None:
         """Number ``chunks`` (none in the cache), with their token rows: in one compiled
@@ -352,10 +355,11 @@ class _ChunkTokens:
     def _rows_of(self, chunks: list[str]) -> tuple[list[str], np.ndarray, np.ndarray]:
         """The chunks in a new order, their token rows and each one's number of rows, by
         Python steps: a chunk of letters or digits alone is one token; one the previous
-        cache numbered has its rows there; one whose shape is known is cut by it
-        (:mod:`kwx.affixes`); spaCy tokenizes the rest, in one call, but for chunks of a
-        shape another of them may teach (:func:`_one_per_new_shape`): those are cut by
-        what it taught, and a second call takes the ones it did not."""
+        cache numbered, or spaCy tokenized before (:class:`_SpacyMade`), has its rows
+        there; one whose shape is known is cut by it (:mod:`kwx.affixes`); spaCy
+        tokenizes the rest, in one call, but for chunks of a shape another of them may
+        teach (:func:`_one_per_new_shape`): those are cut by what it taught, and a
+        second call takes the ones it did not."""
         parts: list[np.ndarray] = []
         sizes: list[int] = []
         kept = self.previous.number if self.previous is not None else {}
@@ -365,10 +369,13 @@ class _ChunkTokens:
              ).append(chunk)
         known = [c for c in hard if c in kept]
         hard = [c for c in hard if c not in kept]
+        made = self.spacy_made
+        again = [c for c in hard if c in made]
+        hard = [c for c in hard if c not in made]
         by_shape = _shape_cuts()
         cut, cuts, hard = _cut_by_shape(by_shape, hard)
         hard, waiting = _one_per_new_shape(by_shape, hard)
-        order = simple + known + cut + hard
+        order = simple + known + again + cut + hard
         if simple:
             parts.append(_single_token_rows(simple))
             sizes += [1] * len(simple)
@@ -377,6 +384,9 @@ class _ChunkTokens:
             first, count = self.previous.first[number], self.previous.count[number]
             parts.append(self.previous.table[first:first + count])
             sizes.append(int(count))
+        for chunk in again:
+            parts.append(made[chunk])
+            sizes.append(len(made[chunk]))
 
         def add(cut: list[str], cuts: list[Cuts], rest: list[str]) -> None:
             """Rows of chunks cut by their shape, then of the rest, by spaCy."""
@@ -385,6 +395,7 @@ class _ChunkTokens:
                 sizes.extend(map(len, cuts))
             if rest:
                 rows, counts = _spacy_learnt(by_shape, rest)
+                made.keep(rest, rows, counts)
                 parts.append(rows)
                 sizes.extend(counts)
 
@@ -418,6 +429,31 @@ class _ChunkTokens:
         self.number.add(chunks)
 
 
+class _SpacyMade(dict[str, np.ndarray]):
+    """Chunk -> the token rows spaCy made of it, kept when the chunk cache starts again.
+
+    spaCy's chunks cost ~100 times a plain word's rows (code, version numbers, long or
+    non-ASCII chunks), and a crawl meets many again later than the cache's two
+    generations reach: on the 4th copy of the enciphered scale pages, a quarter of the
+    chunks spaCy was asked for it had tokenized before. Bounded: cleared when full.
+    """
+
+    def __init__(self, limit: int) -> None:
+        super().__init__()
+        self.limit = limit
+
+    def keep(self, chunks: list[str], rows: np.ndarray, counts: list[int]) -> None:
+        """Keep each chunk's rows: ``rows`` holds them chunk after chunk, ``counts`` a
+        chunk."""
+        if len(self) + len(chunks) > self.limit:
+            self.clear()
+        first = 0
+        for chunk, count in zip(chunks, counts, strict=True):
+            kept = self[chunk] = rows[first:first + count]
+            kept.flags.writeable = False  # a view of the rows the caller goes on with
+            first += count
+
+
 class _ChunkNumbers(dict[str, int]):
     """Chunk -> number, numbered in the order added: :class:`denoise._compiled.ChunkTable`
     as a dict, where the extension is not built."""
@@ -435,6 +471,11 @@ class _ChunkNumbers(dict[str, int]):
 #: Chunks the cache holds before it starts again (~100 bytes each with their rows, and
 #: up to 64 more of the table's slots, which stays at most half full).
 _MAX_CHUNKS = 200_000
+
+
+#: Chunks spaCy tokenized kept past the cache's generations (~350 bytes each with
+#: their rows and the arrays they share).
+_MAX_SPACY_CHUNKS = 50_000
 
 
 @cache

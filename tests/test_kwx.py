@@ -1319,6 +1319,44 @@ def test_a_full_chunk_cache_starts_again_without_losing_a_page(monkeypatch):
     assert "gamma-delta" in cache.number  # copied over from the previous cache
 
 
+def test_chunks_spacy_tokenized_are_not_sent_again_when_the_cache_has_dropped_them(
+        monkeypatch):
+    from kwx import text as module
+
+    cache = module._ChunkTokens(4)
+    monkeypatch.setattr(module, "_chunk_tokens", lambda: cache)
+    asked = []
+    spacy_rows = module._spacy_chunk_rows
+    monkeypatch.setattr(module, "_spacy_chunk_rows",
+                        lambda chunks: asked.extend(chunks) or spacy_rows(chunks))
+    hard = "3.7.6.1 r\u00e9sum\u00e9's"  # no shape: both go to spaCy
+    first = words(hard)
+    assert asked == hard.split()
+    for filler in ("one two three four five", "six seven eight nine ten"):
+        words(filler)  # each starts the cache again: "hard" is two generations back
+    assert not any(chunk in cache.number or chunk in cache.previous.number
+                   for chunk in hard.split())
+    asked.clear()
+    again = words(hard)
+    assert asked == []
+    exact = _spacy_words(hard)
+    for name in ("ids", "runs", "stop", "capitalized", "upper", "starts", "ends"):
+        assert np.array_equal(getattr(again, name), getattr(first, name)), name
+        assert np.array_equal(getattr(again, name), getattr(exact, name)), name
+
+
+def test_the_chunks_spacy_made_are_bounded():
+    from kwx import text as module
+
+    made = module._SpacyMade(3)
+    rows = np.arange(5 * module._COLUMNS, dtype=np.uint64).reshape(5, module._COLUMNS)
+    made.keep(["a", "b"], rows[:3], [1, 2])
+    assert made["b"].tolist() == rows[1:3].tolist()
+    assert not made["b"].flags.writeable
+    made.keep(["c", "d"], rows[3:], [1, 1])  # past the bound: it starts again
+    assert sorted(made) == ["c", "d"]
+
+
 def _spacy_words(text):
     from kwx import text as module
 
