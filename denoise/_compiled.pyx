@@ -2714,6 +2714,49 @@ def phrase_occurrences(const cnp.uint64_t[::1] ids, const cnp.int64_t[::1] runs,
 
 # --- kwx.candidates: per-candidate counts over its occurrences ----------------------------
 
+def candidate_spans(const cnp.int64_t[::1] first_index, const cnp.int64_t[::1] occ_first,
+                    const cnp.int64_t[::1] occ_lengths, const cnp.int64_t[::1] word_starts,
+                    const cnp.int64_t[::1] word_ends, const cnp.npy_bool[::1] stop):
+    """Per candidate, from its first occurrence (``first_index``, among the occurrences
+    ``occ_first`` / ``occ_lengths``): its first word, its length in words, the characters
+    of that occurrence ((n, 2): the first word's start, the last word's end) and whether
+    a stop word is among its words (``kwx.candidates._candidate_spans``' numpy steps, in
+    one pass)."""
+    cdef Py_ssize_t n = first_index.shape[0], m = occ_first.shape[0]
+    cdef Py_ssize_t words = word_starts.shape[0], i, k, a, b, w
+    cdef bint inside
+    if occ_lengths.shape[0] != m:
+        raise ValueError("occ_first and occ_lengths must have one entry an occurrence")
+    if word_ends.shape[0] != words or stop.shape[0] != words:
+        raise ValueError("word_starts, word_ends and stop must have one entry a word")
+    first_array = np.empty(n, dtype=np.int64)
+    lengths_array = np.empty(n, dtype=np.int64)
+    spans_array = np.empty((n, 2), dtype=np.int64)
+    inside_array = np.empty(n, dtype=np.bool_)
+    cdef cnp.int64_t[::1] first = first_array, lengths = lengths_array
+    cdef cnp.int64_t[:, ::1] spans = spans_array
+    cdef cnp.npy_bool[::1] stop_inside = inside_array
+    for i in range(n):
+        k = first_index[i]
+        if not 0 <= k < m:
+            raise ValueError("a candidate's first occurrence is outside the occurrences")
+        a = occ_first[k]
+        b = a + occ_lengths[k] - 1
+        if a < 0 or b < a or b >= words:
+            raise ValueError("an occurrence is outside the words")
+        first[i] = a
+        lengths[i] = b - a + 1
+        spans[i, 0] = word_starts[a]
+        spans[i, 1] = word_ends[b]
+        inside = False
+        for w in range(a, b + 1):
+            if stop[w]:
+                inside = True
+                break
+        stop_inside[i] = inside
+    return first_array, lengths_array, spans_array, inside_array
+
+
 def occurrence_counts(const cnp.int64_t[::1] first, const cnp.int64_t[::1] lengths,
                       const cnp.int64_t[::1] inverse, Py_ssize_t candidates,
                       const cnp.int64_t[::1] word_starts, const cnp.int64_t[::1] chunk_starts,

@@ -62,13 +62,7 @@ def find_candidates(document: KeywordDocument, max_words: int = MAX_WORDS) -> Ca
     occ = occurrences(found, max_words)
     hashes, first_index, inverse, tf = unique_groups(occ.hashes)
     n = len(hashes)
-    first_word = occ.first[first_index]
-    lengths = occ.lengths[first_index]
-    last_word = first_word + lengths - 1
-    spans = np.stack([found.starts[first_word], found.ends[last_word]], axis=1) if n else \
-        np.zeros((0, 2), dtype=np.int64)
-    inner_stops = np.concatenate(([0], np.cumsum(found.stop)))
-    stop_inside = (inner_stops[last_word + 1] - inner_stops[first_word]) > 0
+    first_word, lengths, spans, stop_inside = _candidate_spans(found, occ, first_index)
     counts, template = _occurrence_counts(document, found, occ, inverse, n)
     shares = counts / np.maximum(tf, 1)
     return Candidates(
@@ -79,6 +73,33 @@ def find_candidates(document: KeywordDocument, max_words: int = MAX_WORDS) -> Ca
             hashes, head_words, lines, kept, len(heads), max_words), strict=True)),
         n_words=len(found),
     )
+
+
+def _candidate_spans(found: Words, occ: Occurrences, first_index: np.ndarray,
+                     ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Per candidate (``first_index``: its first occurrence): its first word, its
+    length in words, the characters of that occurrence (n, 2) and whether a stop word
+    is among its words. One compiled pass where built, else numpy steps."""
+    if _compiled is not None:
+        int64 = np.int64
+        return _compiled.candidate_spans(
+            first_index.astype(int64, copy=False), occ.first.astype(int64, copy=False),
+            occ.lengths.astype(int64, copy=False), found.starts.astype(int64, copy=False),
+            found.ends.astype(int64, copy=False), found.stop.astype(bool, copy=False))
+    return _candidate_spans_numpy(found, occ, first_index)
+
+
+def _candidate_spans_numpy(found: Words, occ: Occurrences, first_index: np.ndarray,
+                           ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`_candidate_spans` by numpy steps (the tests' reference)."""
+    first_word = occ.first[first_index]
+    lengths = occ.lengths[first_index]
+    last_word = first_word + lengths - 1
+    spans = np.stack([found.starts[first_word], found.ends[last_word]], axis=1) if len(
+        first_index) else np.zeros((0, 2), dtype=np.int64)
+    inner_stops = np.concatenate(([0], np.cumsum(found.stop)))
+    stop_inside = (inner_stops[last_word + 1] - inner_stops[first_word]) > 0
+    return first_word, lengths, spans, stop_inside
 
 
 def _occurrence_counts(document: KeywordDocument, found: Words, occ: Occurrences,

@@ -1135,6 +1135,36 @@ def test_compiled_occurrences_are_the_numpy_steps(dev_site_pages, max_words):
             assert np.array_equal(getattr(fast, name), getattr(slow, name)), (name, text)
 
 
+def test_compiled_candidate_spans_are_the_numpy_steps(dev_site_pages):
+    from kwx import candidates as module
+    from kwx.text import occurrences
+
+    if module._compiled is None:
+        pytest.skip("the compiled extension is not built")
+    texts = ["", "the", "Bank of America and the bank", TRICKY_LINES[0],
+             *(read_document(page).text for page in dev_site_pages[:30])]
+    inside = 0
+    for text in texts:
+        found = words(text)
+        occ = occurrences(found)
+        first_index = unique_groups(occ.hashes)[1]
+        fast = module._candidate_spans(found, occ, first_index)
+        slow = module._candidate_spans_numpy(found, occ, first_index)
+        for a, b in zip(fast, slow, strict=True):
+            assert a.dtype == b.dtype and a.shape == b.shape and np.array_equal(a, b), text
+        inside += int(fast[3].sum())
+    assert inside > 100  # phrases with a stop word inside ("bank of america")
+    found = words("a b")
+    with pytest.raises(ValueError, match="outside the occurrences"):
+        module._compiled.candidate_spans(
+            np.ones(1, dtype=np.int64), np.zeros(1, dtype=np.int64), np.ones(1, dtype=np.int64),
+            found.starts, found.ends, found.stop)
+    with pytest.raises(ValueError, match="outside the words"):
+        module._compiled.candidate_spans(
+            np.zeros(1, dtype=np.int64), np.ones(1, dtype=np.int64), np.full(1, 2, dtype=np.int64),
+            found.starts, found.ends, found.stop)
+
+
 def test_compiled_occurrence_counts_are_the_numpy_steps(dev_site_pages, detector):
     from kwx import candidates as module
     from kwx.text import occurrences
