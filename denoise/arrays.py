@@ -79,7 +79,8 @@ def _unique_groups_numpy(values: np.ndarray) -> tuple[np.ndarray, np.ndarray, np
 
 #: Top bits a :class:`SortedKeys` directory splits on at most (32 MB of directory).
 _MAX_RADIX_BITS = 22
-#: Presence bits a :class:`SortedKeys` keeps per directory bucket (8: ~1 in 8 set).
+#: Presence bits a :class:`SortedKeys` keeps per directory bucket, as a power of two
+#: (8 bits: with about a key a bucket, ~1 in 8 is set).
 _PRESENCE_PER_BUCKET_BITS = 3
 
 
@@ -110,7 +111,8 @@ class SortedKeys:
                               minlength=2**self.bits)
         self.directory = np.zeros(2**self.bits + 1, dtype=np.int64)
         np.cumsum(buckets, out=self.directory[1:])
-        self.present_shift = min(self.shift - _PRESENCE_PER_BUCKET_BITS, 58)  # a word at least
+        # (at most 58: one 64-bit word of bits at least)
+        self.present_shift = min(self.shift - _PRESENCE_PER_BUCKET_BITS, 58)
         self.present = _presence_bits(keys, self.present_shift)
 
     def positions(self, needles: np.ndarray) -> np.ndarray:

@@ -432,10 +432,11 @@ class _ChunkTokens:
 class _SpacyMade(dict[str, np.ndarray]):
     """Chunk -> the token rows spaCy made of it, kept when the chunk cache starts again.
 
-    spaCy's chunks cost ~100 times a plain word's rows (code, version numbers, long or
-    non-ASCII chunks), and a crawl meets many again later than the cache's two
-    generations reach: on the 4th copy of the enciphered scale pages, a quarter of the
-    chunks spaCy was asked for it had tokenized before. Bounded: cleared when full.
+    A chunk spaCy must tokenize (code, version numbers, long or non-ASCII chunks) costs
+    far more than a plain word's rows, and a crawl meets many again later than the
+    cache's two generations reach: on the 4th copy of the enciphered scale pages, a
+    quarter of the chunks spaCy was asked for it had tokenized before. Bounded:
+    cleared when full.
     """
 
     def __init__(self, limit: int) -> None:
