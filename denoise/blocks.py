@@ -102,10 +102,8 @@ class DomIndex:
     def without_tree(self) -> DomIndex:
         """This index without the parsed tree, which is freed then if nothing else holds
         it: the arrays are what every segmentation but ``layout`` reads. Freeing a tree
-        walks all its nodes; done right after the walks that read them, while they are
-        still in the caches, it cost ``denoise apply`` ~80 us a page less than when the
-        page had been scored (1,378-1,393 against 1,456-1,481 us a page to parse, score
-        and write the text of 3,000 enciphered pages, ad hoc)."""
+        walks all its nodes, so it is done right after the walks that read them, while
+        they are still in the caches, rather than once the page is scored."""
         return replace(self, root=None)
 
 

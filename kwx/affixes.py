@@ -1,9 +1,9 @@
 """Where spaCy's English tokenizer cuts a new chunk, known from the chunks of its shape.
 
 spaCy cuts a space-free chunk ("(Yes),", "e-mail.") by regular expressions (prefixes,
-suffixes, infixes, URLs) and a table of special cases. The expressions are slow
-(~10 µs a chunk), and on a crawl most chunks that are not plain words are new: a
-word with a comma is a new chunk for every new word.
+suffixes, infixes, URLs) and a table of special cases. The expressions are slow, and
+on a crawl most chunks that are not plain words are new: a word with a comma is a new
+chunk for every new word.
 
 The English expressions tell ASCII letters apart only by case, except in branches
 that also need a digit, a ``$`` or a ``°`` (units "10km", currencies "US$",
@@ -52,10 +52,8 @@ The argument holds for the expressions it was checked on: :data:`CHECKED_RULES` 
 digest of them, and another spaCy whose expressions differ gets no shapes (every new
 chunk goes to spaCy). ``tests/test_affixes.py`` re-checks the argument on the
 installed expressions and compares the cuts with spaCy's on real pages and generated
-chunks. Measured on 5,000 enciphered pages: 17% less time making rows for new chunks,
-5% less for the whole of ``kwx extract``. The third kind took the chunks spaCy is asked
-for from 11.0 to 6.1 a page on 6,672 enciphered pages after 6,672 others, and leaving
-out the one-character special cases to 4.0 (ad hoc).
+chunks. What each kind saved is in the commits that brought it, and kwx's steps in
+``benchmarks/kwx_stages.py``.
 """
 
 from __future__ import annotations

@@ -3,8 +3,7 @@
 spaCy finds a token's suffix with ``re.search`` of one expression: every English suffix
 followed by ``$``, joined by ``|``. The engine tries all of them at every position of
 the token, so a long token ("sqlalchemy.sql.expression.False_") costs its length times
-the alternatives: a third of spaCy's time on the chunks kwx still gives it (ad hoc: a
-cProfile of spaCy on 28,000 chunks the enciphered scale pages sent it).
+the alternatives: much of spaCy's time on the chunks kwx still gives it.
 
 Every English suffix of spaCy 3.8 but ``\\.\\.+`` matches at most five characters (the
 widths ``re``'s parser gives; a look-behind has none), so a match of one of them starts

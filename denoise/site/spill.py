@@ -2,8 +2,8 @@
 
 A spilled page is written once and read back by the same process, so its record need
 not describe itself as :mod:`denoise.blockcodec`'s public records do (a JSON header
-naming every array's dtype and shape and every tag name, ~7 us to parse and as much to
-write). Instead the file keeps in memory one *layout* per kind of page it has seen (the
+naming every array's dtype and shape and every tag name, parsed and written for every
+record). Instead the file keeps in memory one *layout* per kind of page it has seen (the
 arrays' names, dtypes and numbers of dimensions, the same for every page segmented
 alike) and one table of the tag names of the run, and a record holds numbers only
 besides its arrays and text: a count, that many little-endian int64s (its layout, the
@@ -57,7 +57,8 @@ class _Layout:
 
     A record holds the arrays of one dtype as one run (the dtypes by falling item size,
     each run padded to 8 bytes), so reading a page back makes a few arrays and slices
-    them, rather than making each of its ~17 arrays from the buffer (0.6 us apiece)."""
+    them, rather than making each of its ~17 arrays from the buffer, at a fixed cost
+    apiece."""
 
     def __init__(self, names: tuple[str, ...], dtypes: tuple[np.dtype, ...],
                  ndims: tuple[int, ...]) -> None:
@@ -74,7 +75,7 @@ class _Layout:
 
     def parts(self, arrays: list[np.ndarray]) -> list[bytes]:
         """The bytes of ``arrays`` (laid out as this says), run by run: each array's own
-        (``tobytes``, 0.1 us, is the cheapest way to them, a copy of a few KB)."""
+        (``tobytes`` is the cheapest way to them, a copy of a few KB)."""
         parts: list[bytes] = []
         for _, members in self.runs:
             size = 0
