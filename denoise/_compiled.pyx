@@ -1930,15 +1930,16 @@ def radix_positions(const cnp.uint64_t[::1] keys, const cnp.int64_t[::1] directo
                     const cnp.uint64_t[::1] needles):
     """Each needle's index in the sorted ``keys``, -1 when absent: the keys whose top
     bits equal the needle's lie in ``directory[b]:directory[b + 1]``. Bit ``p`` of
-    ``present`` is set when a key's top ``64 - present_shift`` bits are ``p``: a needle
-    whose bit is clear is absent without a look at the directory or the keys."""
+    ``present`` (64-bit words, ``2 ** (58 - present_shift)`` of them: ``present_shift``
+    from 0 to 58) is set when a key's top ``64 - present_shift`` bits are ``p``: a
+    needle whose bit is clear is absent without a look at the directory or the keys."""
     cdef Py_ssize_t n = needles.shape[0], buckets = directory.shape[0] - 1, i, k, end
     cdef cnp.uint64_t needle, bucket, bit
     if shift < 1 or shift > 63 or buckets != (<Py_ssize_t>1) << (64 - shift):
         raise ValueError("directory does not match the shift")
     if directory[0] != 0 or directory[buckets] != keys.shape[0]:
         raise ValueError("directory does not cover the keys")
-    if present_shift < 7 or present_shift > 58 or \
+    if present_shift < 0 or present_shift > 58 or \
             present.shape[0] != (<Py_ssize_t>1) << (58 - present_shift):
         raise ValueError("the presence bits do not match their shift")
     out = np.empty(n, dtype=np.int64)

@@ -81,11 +81,12 @@ def _candidate_spans(found: Words, occ: Occurrences, first_index: np.ndarray,
     length in words, the characters of that occurrence (n, 2) and whether a stop word
     is among its words. One compiled pass where built, else numpy steps."""
     if _compiled is not None:
-        int64 = np.int64
+        def int64(values: np.ndarray) -> np.ndarray:
+            return np.ascontiguousarray(values, dtype=np.int64)
+
         return _compiled.candidate_spans(
-            first_index.astype(int64, copy=False), occ.first.astype(int64, copy=False),
-            occ.lengths.astype(int64, copy=False), found.starts.astype(int64, copy=False),
-            found.ends.astype(int64, copy=False), found.stop.astype(bool, copy=False))
+            int64(first_index), int64(occ.first), int64(occ.lengths), int64(found.starts),
+            int64(found.ends), np.ascontiguousarray(found.stop, dtype=bool))
     return _candidate_spans_numpy(found, occ, first_index)
 
 

@@ -435,8 +435,8 @@ class _SpacyMade(dict[str, np.ndarray]):
     A chunk spaCy must tokenize (code, version numbers, long or non-ASCII chunks) costs
     far more than a plain word's rows, and a crawl meets many again later than the
     cache's two generations reach: on the 4th copy of the enciphered scale pages, a
-    quarter of the chunks spaCy was asked for it had tokenized before. Bounded:
-    cleared when full.
+    quarter of the chunks spaCy was asked for it had tokenized before. Bounded: cleared
+    when full (a batch of more chunks than the bound is not kept).
     """
 
     def __init__(self, limit: int) -> None:
@@ -444,14 +444,17 @@ class _SpacyMade(dict[str, np.ndarray]):
         self.limit = limit
 
     def keep(self, chunks: list[str], rows: np.ndarray, counts: list[int]) -> None:
-        """Keep each chunk's rows: ``rows`` holds them chunk after chunk, ``counts`` a
-        chunk."""
+        """Keep each chunk's rows (a read-only copy): ``rows`` holds them chunk after
+        chunk, ``counts`` a chunk."""
+        if len(chunks) > self.limit:
+            return
         if len(self) + len(chunks) > self.limit:
             self.clear()
+        rows = rows.copy()
+        rows.flags.writeable = False
         first = 0
         for chunk, count in zip(chunks, counts, strict=True):
-            kept = self[chunk] = rows[first:first + count]
-            kept.flags.writeable = False  # a view of the rows the caller goes on with
+            self[chunk] = rows[first:first + count]
             first += count
 
 
@@ -474,8 +477,8 @@ class _ChunkNumbers(dict[str, int]):
 _MAX_CHUNKS = 200_000
 
 
-#: Chunks spaCy tokenized kept past the cache's generations (~350 bytes each with
-#: their rows and the arrays they share).
+#: Chunks spaCy tokenized kept past the cache's generations (~400-550 bytes each with
+#: their rows, their views and keys).
 _MAX_SPACY_CHUNKS = 50_000
 
 

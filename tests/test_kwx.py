@@ -1373,6 +1373,17 @@ def test_chunks_spacy_tokenized_are_not_sent_again_when_the_cache_has_dropped_th
     for name in ("ids", "runs", "stop", "capitalized", "upper", "starts", "ends"):
         assert np.array_equal(getattr(again, name), getattr(first, name)), name
         assert np.array_equal(getattr(again, name), getattr(exact, name)), name
+    words("one two three four five")  # two generations on again, then every way at once:
+    words("six seven eight nine ten")  # plain words, kept rows, new spaCy chunks
+    mixed = "alpha 3.7.6.1 9.8.7.6.5 beta, r\u00e9sum\u00e9's na\u00efve. gamma"
+    asked.clear()
+    found = words(mixed)
+    # the new chunks are asked for ("beta," too, unless its shape is known), kept ones not
+    assert {"9.8.7.6.5", "na\u00efve."} <= set(asked)
+    assert not set(hard.split()) & set(asked)
+    exact = _spacy_words(mixed)
+    for name in ("ids", "runs", "stop", "capitalized", "upper", "starts", "ends"):
+        assert np.array_equal(getattr(found, name), getattr(exact, name)), name
 
 
 def test_the_chunks_spacy_made_are_bounded():
@@ -1384,6 +1395,10 @@ def test_the_chunks_spacy_made_are_bounded():
     assert made["b"].tolist() == rows[1:3].tolist()
     assert not made["b"].flags.writeable
     made.keep(["c", "d"], rows[3:], [1, 1])  # past the bound: it starts again
+    assert sorted(made) == ["c", "d"]
+    rows[3, 0] = 7  # the caller's rows are its own: what was kept is a copy
+    assert made["c"].tolist() == [list(range(3 * module._COLUMNS, 4 * module._COLUMNS))]
+    made.keep(["e", "f", "g", "h"], rows[:4], [1, 1, 1, 1])  # more than the bound: not kept
     assert sorted(made) == ["c", "d"]
 
 
