@@ -434,8 +434,9 @@ class _SpacyMade(dict[str, np.ndarray]):
 
     A chunk spaCy must tokenize (code, version numbers, long or non-ASCII chunks) costs
     far more than a plain word's rows, and a crawl meets many again later than the
-    cache's two generations reach: on the 4th copy of the enciphered scale pages, a
-    quarter of the chunks spaCy was asked for it had tokenized before. Bounded: cleared
+    cache's two generations reach: on the scale input's fourth copy (its third
+    enciphered one), a quarter of the chunks spaCy was asked for it had tokenized
+    before. Bounded: cleared
     when full (a batch of more chunks than the bound is not kept).
     """
 
