@@ -6,6 +6,7 @@ import json
 import sys
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import ExitStack, nullcontext
+from dataclasses import dataclass, field
 from enum import StrEnum
 from functools import partial
 from json.encoder import encode_basestring as _json_str
@@ -226,14 +227,11 @@ def site_command(
     if engine is Engine.SPARK:
         _refuse_on_spark(name, structure, db, jobs, resume)
     err = Console(stderr=True)
-    summary = BatchSummary()
-    skipped: list[Skipped | PageError] = []
-    reports: dict[str, SiteReport] = {}
+    tally = _SiteTally(err)
     if engine is Engine.SPARK:
-        _site_on_spark(err, inputs, theta=theta, contained=contained, site=site,
-                       max_bytes=max_bytes, out=out, spark_master=spark_master,
-                       reports=reports, skipped=skipped)
-        _site_summary(err, reports, summary, skipped, out, as_json)
+        _site_on_spark(inputs, tally, theta=theta, contained=contained, site=site,
+                       max_bytes=max_bytes, out=out, spark_master=spark_master)
+        _site_summary(tally, out, as_json)
         return
     settings: dict[str, object] = {
         "command": "denoise site", "method": name, "theta": theta, "structure": structure,
@@ -243,14 +241,13 @@ def site_command(
         store, output = _open_site_run(err, stack, name, db, out, settings, resume)
         earlier = 0
         if output is not None:
-            reports.update(output.done)
+            tally.reports.update(output.done)
             earlier = sum(report.pages for report in output.done.values())
         try:
-            _label_to_output(err, inputs, _method_factory(name, theta, structure, contained,
-                                                          store),
+            _label_to_output(inputs, tally, _method_factory(name, theta, structure, contained,
+                                                            store),
                              name, site=site, max_bytes=max_bytes, jobs=jobs, output=output,
-                             to_stdout=out is not None and str(out) == "-", reports=reports,
-                             skipped=skipped, summary=summary)
+                             to_stdout=out is not None and str(out) == "-")
             if output is not None:
                 output.finish()
         except BaseException as error:
@@ -267,7 +264,7 @@ def site_command(
                 _say(err, f"stopped before the end: {db} keeps the counts it had before "
                      "this run")
             raise _site_failed(err, error, output, out) from None
-    _site_summary(err, reports, summary, skipped, out, as_json, earlier)
+    _site_summary(tally, out, as_json, earlier)
 
 
 def _open_site_run(err: Console, stack: ExitStack, name: str, db: Path | None,
@@ -318,46 +315,59 @@ def _site_failed(err: Console, error: BaseException, output: SiteProgress | None
     return error
 
 
-def _label_to_output(err: Console, inputs: list[str], make: Callable[[str], SiteMethod],
+@dataclass
+class _SiteTally:
+    """What a ``denoise site`` run has counted so far, for its report and closing line:
+    each site's report, the inputs skipped (each said on ``err`` as it is met) and the
+    batch summary."""
+
+    err: Console
+    reports: dict[str, SiteReport] = field(default_factory=dict)
+    skipped: list[Skipped | PageError] = field(default_factory=list)
+    summary: BatchSummary = field(default_factory=BatchSummary)
+
+    def skip(self, item: Skipped | PageError) -> None:
+        self.skipped.append(item)
+        _say(self.err, f"skipped {item}")
+
+    def report(self, site: str) -> SiteReport:
+        """The report of ``site``, started on first use."""
+        return self.reports.setdefault(site, SiteReport(site))
+
+
+def _label_to_output(inputs: list[str], tally: _SiteTally, make: Callable[[str], SiteMethod],
                      name: str, *, site: str | None, max_bytes: int, jobs: int | None,
-                     output: SiteProgress | None, to_stdout: bool,
-                     reports: dict[str, SiteReport], skipped: list[Skipped | PageError],
-                     summary: BatchSummary) -> None:
+                     output: SiteProgress | None, to_stdout: bool) -> None:
     """Label the pages of ``inputs`` and write their blocks to ``output`` (or standard
     output). The pages of the sites an interrupted run finished (``output.done``) are
     counted as resumed and dropped before they are parsed: the other sites are labelled
     from the same pages as in a complete run, as sites are independent."""
     done = set(output.done) if output is not None else set()
-    with page_progress(err, "reading and segmenting") as progress:
+    with page_progress(tally.err, "reading and segmenting") as progress:
         task = progress.add_task("", total=None)
 
         def pages() -> Iterator[Page]:
             for item in read_pages(inputs, site=site, max_bytes=max_bytes):
                 if isinstance(item, Skipped):
-                    skipped.append(item)
-                    _say(err, f"skipped {item}")
+                    tally.skip(item)
                 elif item.site in done:
-                    summary.resumed += 1
+                    tally.summary.resumed += 1
                 else:
                     progress.advance(task)
                     yield item
 
-        def on_error(error: PageError) -> None:
-            skipped.append(error)
-            _say(err, f"skipped {error}")
-
         write = output.write if output is not None else sys.stdout.write if to_stdout else None
-        labelled = label_sites(pages(), make, on_error=on_error,
+        labelled = label_sites(pages(), make, on_error=tally.skip,
                                grouped=_grouped_by_site(inputs, site),
                                jobs=jobs or default_jobs(), text=write is not None)
-        _write_sites(labelled, METHODS[name], reports, write,
+        _write_sites(labelled, METHODS[name], tally, write,
                      output.site_done if output is not None else None)
     if to_stdout:
         sys.stdout.flush()
 
 
 def _write_sites(labelled: Iterable[LabeledPage], method: type[SiteMethod],
-                 reports: dict[str, SiteReport], write: Callable[[str], object] | None,
+                 tally: _SiteTally, write: Callable[[str], object] | None,
                  site_done: Callable[[SiteReport], None] | None) -> None:
     """Each page's block lines written and counted in its site's report; ``site_done``
     told of each site once all its lines are written. A site's pages come together
@@ -367,7 +377,7 @@ def _write_sites(labelled: Iterable[LabeledPage], method: type[SiteMethod],
         if current is None or page.page.site != current.site:
             if current is not None and site_done is not None:
                 site_done(current)
-            current = reports.setdefault(page.page.site, SiteReport(page.page.site))
+            current = tally.report(page.page.site)
         current.add(page)
         if write is not None:
             write(_block_lines(page, method))
@@ -375,20 +385,20 @@ def _write_sites(labelled: Iterable[LabeledPage], method: type[SiteMethod],
         site_done(current)
 
 
-def _site_summary(err: Console, reports: dict[str, SiteReport], summary: BatchSummary,
-                  skipped: list[Skipped | PageError], out: Path | None,
-                  as_json: bool, earlier: int = 0) -> None:
+def _site_summary(tally: _SiteTally, out: Path | None, as_json: bool, earlier: int = 0,
+                  ) -> None:
     """The per-site report (an interrupted run's sites too), the closing line (``earlier``:
     the pages of those sites), and exit 1 when no page was labelled."""
     report_stream = sys.stderr if out is not None and str(out) == "-" else sys.stdout
+    reports, summary = tally.reports, tally.summary
     _print_report(list(reports.values()), report_stream, as_json)
     pages_done = sum(r.pages for r in reports.values())
     summary.written = pages_done - earlier
-    summary.count(skipped)
-    _say(err, f"{summary.line('labelled')}; {len(reports)} sites"
+    summary.count(tally.skipped)
+    _say(tally.err, f"{summary.line('labelled')}; {len(reports)} sites"
          + (f"; blocks written to {out}" if out is not None and str(out) != "-" else ""))
     if not pages_done:
-        _say(err, "error: no page could be labelled")
+        _say(tally.err, "error: no page could be labelled")
         raise typer.Exit(1)
 
 
@@ -412,12 +422,12 @@ def _refuse_on_spark(method: str, structure: bool, db: Path | None, jobs: int | 
                                  "--spark-master (local[N]) or the cluster")
 
 
-def _site_on_spark(err: Console, inputs: list[str], *, theta: float, contained: float | None,
-                   site: str | None, max_bytes: int, out: Path | None,
-                   spark_master: str | None, reports: dict[str, SiteReport],
-                   skipped: list[Skipped | PageError]) -> None:
+def _site_on_spark(inputs: list[str], tally: _SiteTally, *, theta: float,
+                   contained: float | None, site: str | None, max_bytes: int,
+                   out: Path | None, spark_master: str | None) -> None:
     """``--engine spark``: the fingerprint method, its counts made by Spark's groupBy
-    (:mod:`denoise.spark_site`); fills ``reports`` and ``skipped`` as the embedded run does."""
+    (:mod:`denoise.spark_site`); fills ``tally`` as the embedded run does."""
+    err = tally.err
     lines = partial(_block_lines, method=METHODS["fingerprint"]) if out is not None else None
     try:
         with (spark_session(spark_master) as spark, spark_work(spark) as tag,
@@ -425,10 +435,9 @@ def _site_on_spark(err: Console, inputs: list[str], *, theta: float, contained: 
             for item in label_sites_spark(spark, tag, inputs, theta=theta, contained=contained,
                                           site=site, max_bytes=max_bytes, lines=lines):
                 if isinstance(item, Skipped | PageError):
-                    skipped.append(item)
-                    _say(err, f"skipped {item}")
+                    tally.skip(item)
                     continue
-                merge_report(reports.setdefault(item.site, SiteReport(item.site)), item.report)
+                merge_report(tally.report(item.site), item.report)
                 if stream is not None and item.text:
                     stream.write(item.text)
         if out is not None and str(out) != "-":
