@@ -355,9 +355,8 @@ class PageBlocks:
         than finding zeros). Its notes are the page's."""
         offsets, chunk_block, spans = _text_shares(self)
         none = np.zeros(0, dtype=np.int32)
-        page = self.page if not self.page.html else replace(self.page, html="")
         return PageBlocks(
-            page=page,
+            page=self.page.without_html(),
             scheme=self.scheme, text="", chunk_starts=offsets[:-1], chunk_ends=offsets[1:],
             chunk_in_link=np.zeros(0, dtype=bool), chunk_block=chunk_block,
             parents=self.parents, spans=spans,

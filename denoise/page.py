@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from urllib.parse import urlsplit
 
 _WAYBACK = re.compile(r"^/web/\d+[a-z_]*/(?P<inner>.+)$")
@@ -22,6 +22,11 @@ class Page:
     html: str
     url: str | None = None
     site: str = ""
+
+    def without_html(self) -> Page:
+        """The page without its HTML, once it is segmented and only its blocks are read
+        (itself when it has none: a page kept waiting is reduced once)."""
+        return replace(self, html="") if self.html else self
 
 
 def site_of(url: str | None) -> str:

@@ -107,6 +107,13 @@ def test_covered_chunks_want_a_segmentation_of_elements():
         covered_chunks(dom, "table-chunks")
 
 
+def test_a_page_without_its_html_keeps_the_rest_and_is_reduced_once():
+    page = Page(id="a.html", html="<p>a</p>", url="http://a.org/", site="a.org")
+    bare = page.without_html()
+    assert bare.html == "" and (bare.id, bare.url, bare.site) == (page.id, page.url, page.site)
+    assert page.html == "<p>a</p>" and bare.without_html() is bare
+
+
 @pytest.mark.parametrize("scheme", SCHEMES)
 def test_a_page_reduced_to_its_text_shares_measures_every_block_as_the_page_does(
         dev_site_pages, scheme):

@@ -178,9 +178,8 @@ class _SegmentJob:
 def _without_html(blocks: PageBlocks) -> PageBlocks:
     """``blocks`` without its page's HTML, which no method reads once the page is
     segmented: a waiting page neither holds it nor writes it to the spill file."""
-    if not blocks.page.html:  # a page reduced to its text shares has none
-        return blocks
-    return replace(blocks, page=replace(blocks.page, html=""))
+    page = blocks.page.without_html()
+    return blocks if page is blocks.page else replace(blocks, page=page)
 
 
 def _segmented(pages: Iterable[Page], segmenter: Callable[[Page], PageBlocks], jobs: int
