@@ -28,9 +28,10 @@ def dev_site_pages():
 @pytest.fixture(scope="session")
 def spark():
     """One local[2] Spark session for every ``--engine spark`` test of the run (skips
-    without pyspark or Java); the commands find it active and use it."""
-    if importlib.util.find_spec("pyspark") is None:
-        pytest.skip("pyspark is not installed: pip install '.[spark]'")
+    without the [spark] extra or Java); the commands find it active and use it."""
+    for module in ("pyspark", "pyarrow"):
+        if importlib.util.find_spec(module) is None:
+            pytest.skip(f"{module} is not installed: pip install '.[spark]'")
     if shutil.which("java") is None and not os.environ.get("JAVA_HOME"):
         pytest.skip("Spark needs Java 17 or later")
     from denoise.spark_engine import spark_session
