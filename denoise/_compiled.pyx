@@ -22,7 +22,7 @@ from cpython.unicode cimport (
     PyUnicode_New,
     PyUnicode_READ,
 )
-from libc.math cimport log
+from libc.math cimport isnan, log
 from libc.string cimport memcmp, memcpy, memset, strlen, strncmp, strstr
 
 cdef extern from "<strings.h>" nogil:
@@ -2006,20 +2006,85 @@ def unique_groups(const cnp.uint64_t[::1] values):
             first[g] = i
         counts[g] += 1
         inverse[i] = g  # the group for now; its rank below
-    ordered_a = np.sort(distinct_a[:groups])
+    ordered_a = np.empty(groups, dtype=np.uint64)
+    group_of_a = np.empty(groups, dtype=np.int64)
+    cdef cnp.uint64_t[::1] ordered = ordered_a
+    cdef cnp.int64_t[::1] group_of = group_of_a
+    if not _bucket_sort(&distinct[0], groups, &ordered[0], &group_of[0]):
+        ordered_a = np.sort(distinct_a[:groups])
+        ordered = ordered_a
+        for j in range(groups):
+            group_of[j] = _group_slot(slots, size, shift, ordered[j]).group
     rank_a = np.empty(groups, dtype=np.int64)
     first_out_a = np.empty(groups, dtype=np.int64)
     counts_out_a = np.empty(groups, dtype=np.int64)
-    cdef const cnp.uint64_t[::1] ordered = ordered_a
     cdef cnp.int64_t[::1] rank = rank_a, first_out = first_out_a, counts_out = counts_out_a
     for j in range(groups):
-        g = _group_slot(slots, size, shift, ordered[j]).group
+        g = group_of[j]
         rank[g] = j
         first_out[j] = first[g]
         counts_out[j] = counts[g]
     for i in range(n):
         inverse[i] = rank[inverse[i]]
     return ordered_a, first_out_a, inverse_a, counts_out_a
+
+
+#: The most values one bucket of ``_bucket_sort`` may get before it gives up.
+DEF _MOST_IN_BUCKET = 32  # noqa
+
+
+cdef bint _bucket_sort(const cnp.uint64_t* values, Py_ssize_t n, cnp.uint64_t* out,
+                       cnp.int64_t* index) except -1:
+    """``values[:n]`` (distinct) in ascending order into ``out``, each one's index in
+    ``values`` into ``index``; False, and ``out`` and ``index`` unfinished, where too
+    many values crowd one bucket.
+
+    Hashes spread evenly over their range, so cut into a bucket a value by where they
+    lie in it, they come out sorted but for the few sharing a bucket, which an insertion
+    sort puts in order: linear time, where numpy's sort of the distinct values was
+    about half of the grouping's. Values that crowd (small integers, a bad hash) go
+    back to numpy's sort.
+    """
+    if n == 0:
+        return True
+    cdef cnp.uint64_t lo = values[0], hi = values[0], v
+    cdef Py_ssize_t i, j, k, buckets = 1
+    cdef int shift = 0
+    for i in range(n):
+        v = values[i]
+        lo = v if v < lo else lo
+        hi = v if v > hi else hi
+    while buckets < n:
+        buckets <<= 1
+    while ((hi - lo) >> shift) >= <cnp.uint64_t>buckets:
+        shift += 1
+    starts_a = np.zeros(buckets + 1, dtype=np.int64)
+    cdef cnp.int64_t* starts = <cnp.int64_t*>cnp.PyArray_DATA(starts_a)
+    for i in range(n):
+        k = <Py_ssize_t>((values[i] - lo) >> shift) + 1
+        starts[k] += 1
+        if starts[k] > _MOST_IN_BUCKET:
+            return False
+    for k in range(buckets):
+        starts[k + 1] += starts[k]
+    for i in range(n):
+        k = <Py_ssize_t>((values[i] - lo) >> shift)
+        j = starts[k]
+        starts[k] = j + 1
+        out[j] = values[i]
+        index[j] = i
+    cdef cnp.int64_t moved
+    for i in range(1, n):  # each value is at most a bucket away from its place
+        v = out[i]
+        moved = index[i]
+        j = i
+        while j > 0 and out[j - 1] > v:
+            out[j] = out[j - 1]
+            index[j] = index[j - 1]
+            j -= 1
+        out[j] = v
+        index[j] = moved
+    return True
 
 
 cdef inline _GroupSlot* _group_slot(_GroupSlot* slots, Py_ssize_t size, int shift,
@@ -2711,6 +2776,46 @@ def phrase_occurrences(const cnp.uint64_t[::1] ids, const cnp.int64_t[::1] runs,
                 lengths[k] = n
                 k += 1
     return hashes_array[:k].copy(), first_array[:k].copy(), lengths_array[:k].copy()
+
+
+# --- kwx.extractor: the best candidates ---------------------------------------------------
+
+cdef inline bint _ranks_before(double a, cnp.int64_t first_a, Py_ssize_t i, double b,
+                               cnp.int64_t first_b, Py_ssize_t j) noexcept nogil:
+    """Whether score ``a`` (first word ``first_a``, index ``i``) ranks before ``b``: the
+    higher score, then the earlier first word, then the lower index; NaN last."""
+    if isnan(a) != isnan(b):
+        return isnan(b)
+    if not isnan(a) and a != b:
+        return a > b
+    return first_a < first_b or (first_a == first_b and i < j)
+
+
+def best_indices(const double[::1] scores, const cnp.int64_t[::1] first, Py_ssize_t n):
+    """The indices of the ``n`` best ``scores``, best first, ties by ``first`` then by
+    index: ``np.lexsort((first, -scores))[:n]``, by one pass that keeps the best ``n``
+    so far in order (a page wants ten of its thousands of candidates)."""
+    cdef Py_ssize_t m = scores.shape[0], i, j, kept = 0
+    if first.shape[0] != m:
+        raise ValueError("scores and first must have one entry a candidate")
+    if n < 0:
+        raise ValueError("n must not be negative")
+    n = min(n, m)
+    best_a = np.empty(n, dtype=np.int64)
+    cdef cnp.int64_t[::1] best = best_a
+    for i in range(m):
+        if kept == n and (n == 0 or not _ranks_before(
+                scores[i], first[i], i, scores[best[n - 1]], first[best[n - 1]], best[n - 1])):
+            continue
+        j = kept if kept < n else n - 1
+        while j > 0 and _ranks_before(scores[i], first[i], i, scores[best[j - 1]],
+                                      first[best[j - 1]], best[j - 1]):
+            best[j] = best[j - 1]
+            j -= 1
+        best[j] = i
+        if kept < n:
+            kept += 1
+    return best_a
 
 
 # --- kwx.candidates: per-candidate counts over its occurrences ----------------------------

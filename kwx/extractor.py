@@ -25,6 +25,11 @@ from kwx.ranker import KeywordRanker, shipped
 from kwx.tables import JointTable, PhraseTable, TableFile
 from kwx.text import MAX_WORDS
 
+try:
+    from denoise import _compiled
+except ImportError:  # the compiled extension is optional
+    _compiled = None
+
 DEFAULT_RANKER = "kwx-ranker.npz"
 DEFAULT_DF = "kwx-df.npz"
 DEFAULT_QUERYLOG = "kwx-querylog.npz"
@@ -84,6 +89,11 @@ class PhraseStatistics:
             queries=self.query_parts.total if self.query_parts is not None else 0)
 
 
+#: Up to this many best candidates are picked by one compiled pass (its cost grows with
+#: the number asked for); more are sorted.
+_FEW = 64
+
+
 @dataclass(frozen=True, slots=True)
 class ScoredCandidates:
     """A page's candidates with the ranker's scores, best first on demand."""
@@ -93,17 +103,25 @@ class ScoredCandidates:
 
     def top(self, n: int) -> list[Keyword]:
         """The ``n`` best candidates (ties: earlier on the page first)."""
-        return [Keyword(self.candidates.phrase(i), float(self.scores[i]),
-                        int(self.candidates.tf[i])) for i in self._best(n).tolist()]
+        best = self._best(n)
+        text = self.candidates.document.text
+        return [Keyword(" ".join(text[a:b].split()), score, tf) for (a, b), score, tf in zip(
+            self.candidates.spans[best].tolist(), self.scores[best].tolist(),
+            self.candidates.tf[best].tolist(), strict=True)]
 
     def ranked_hashes(self, n: int) -> np.ndarray:
         """The hashes of the ``n`` best candidates (for evaluation)."""
         return self.candidates.hashes[self._best(n)]
 
     def _best(self, n: int) -> np.ndarray:
-        """Indices of the ``n`` best, in order. Only those scoring at least the n-th best
-        are sorted (a page has thousands of candidates and wants ten)."""
+        """Indices of the ``n`` best, in order: in one compiled pass for a few
+        (:func:`denoise._compiled.best_indices`), else by sorting only those scoring at
+        least the n-th best (a page has thousands of candidates and wants ten)."""
         scores = self.scores
+        if _compiled is not None and 0 < n <= _FEW:
+            return _compiled.best_indices(np.ascontiguousarray(scores, dtype=np.float64),
+                                          np.ascontiguousarray(self.candidates.first,
+                                                               dtype=np.int64), n)
         pool = np.arange(len(scores))
         if 0 < n < len(scores):
             nth = np.partition(scores, len(scores) - n)[len(scores) - n]

@@ -793,6 +793,24 @@ def test_the_top_keywords_are_the_head_of_the_whole_ranking_ties_earliest_first(
             [ranking.candidates.phrase(i) for i in whole[:top].tolist()]
 
 
+@pytest.mark.parametrize("seed", range(4))
+def test_the_compiled_pick_of_the_best_is_the_head_of_the_whole_ranking(seed):
+    from denoise.features import _compiled
+    if _compiled is None:
+        pytest.skip("the compiled extension is not built")
+    rng = np.random.default_rng(seed)
+    size = int(rng.integers(1, 400))
+    scores = np.round(rng.random(size), 1)  # many ties, broken by the first word
+    scores[rng.random(size) < 0.05] = np.nan  # ranked last, as lexsort puts them
+    scores[rng.random(size) < 0.05] = -0.0  # equal to 0.0
+    first = rng.integers(0, 20, size)  # ties here too, broken by the index
+    whole = np.lexsort((first, -scores))
+    for n in (0, 1, 10, 64, size, size + 5):
+        assert _compiled.best_indices(scores, first, n).tolist() == whole[:n].tolist()
+    with pytest.raises(ValueError):
+        _compiled.best_indices(scores, first[:-1], 3)
+
+
 def test_the_extractor_without_denoising_keeps_the_menu():
     extractor = KeywordExtractor.load(denoise=False)
     assert extractor.detector is None
