@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from itertools import accumulate
 
 import numpy as np
 
@@ -173,7 +174,7 @@ def _present_words(hashes: np.ndarray, found: Words, lines: list[str], kept: lis
     (:func:`_head_lines`: ``lines``, the ``kept`` ones) joined by line breaks, which end
     every phrase."""
     occ = occurrences(found, max_words)
-    text_starts = np.cumsum([0] + [len(line) + 1 for line in lines[:-1]])
+    text_starts = np.array(list(accumulate((len(line) + 1 for line in lines[:-1]), initial=0)))
     line = np.array(kept, dtype=np.int64)[
         np.searchsorted(text_starts, found.starts[occ.first], side="right") - 1]
     at = sorted_positions(hashes, occ.hashes)
