@@ -2010,7 +2010,7 @@ def unique_groups(const cnp.uint64_t[::1] values):
     group_of_a = np.empty(groups, dtype=np.int64)
     cdef cnp.uint64_t[::1] ordered = ordered_a
     cdef cnp.int64_t[::1] group_of = group_of_a
-    if not _bucket_sort(&distinct[0], groups, &ordered[0], &group_of[0]):
+    if groups and not _bucket_sort(&distinct[0], groups, &ordered[0], &group_of[0]):
         ordered_a = np.sort(distinct_a[:groups])
         ordered = ordered_a
         for j in range(groups):
@@ -2035,9 +2035,9 @@ DEF _MOST_IN_BUCKET = 32  # noqa
 
 cdef bint _bucket_sort(const cnp.uint64_t* values, Py_ssize_t n, cnp.uint64_t* out,
                        cnp.int64_t* index) except -1:
-    """``values[:n]`` (distinct) in ascending order into ``out``, each one's index in
-    ``values`` into ``index``; False, and ``out`` and ``index`` unfinished, where too
-    many values crowd one bucket.
+    """``values[:n]`` (distinct, ``n`` >= 1) in ascending order into ``out``, each one's
+    index in ``values`` into ``index``; False, and ``out`` and ``index`` unfinished,
+    where too many values crowd one bucket.
 
     Hashes spread evenly over their range, so cut into a bucket a value by where they
     lie in it, they come out sorted but for the few sharing a bucket, which an insertion
@@ -2045,8 +2045,6 @@ cdef bint _bucket_sort(const cnp.uint64_t* values, Py_ssize_t n, cnp.uint64_t* o
     about half of the grouping's. Values that crowd (small integers, a bad hash) go
     back to numpy's sort.
     """
-    if n == 0:
-        return True
     cdef cnp.uint64_t lo = values[0], hi = values[0], v
     cdef Py_ssize_t i, j, k, buckets = 1
     cdef int shift = 0

@@ -51,8 +51,12 @@ class Candidates:
 
     def phrase(self, index: int) -> str:
         """Candidate ``index`` as first written on the page."""
-        a, b = self.spans[index].tolist()
-        return " ".join(self.document.text[a:b].split())
+        return self.phrases([index])[0]
+
+    def phrases(self, indices: np.ndarray | list[int]) -> list[str]:
+        """Candidates ``indices`` as first written on the page."""
+        text = self.document.text
+        return [" ".join(text[a:b].split()) for a, b in self.spans[indices].tolist()]
 
 
 def find_candidates(document: KeywordDocument, max_words: int = MAX_WORDS) -> Candidates:

@@ -104,9 +104,8 @@ class ScoredCandidates:
     def top(self, n: int) -> list[Keyword]:
         """The ``n`` best candidates (ties: earlier on the page first)."""
         best = self._best(n)
-        text = self.candidates.document.text
-        return [Keyword(" ".join(text[a:b].split()), score, tf) for (a, b), score, tf in zip(
-            self.candidates.spans[best].tolist(), self.scores[best].tolist(),
+        return [Keyword(phrase, score, tf) for phrase, score, tf in zip(
+            self.candidates.phrases(best), self.scores[best].tolist(),
             self.candidates.tf[best].tolist(), strict=True)]
 
     def ranked_hashes(self, n: int) -> np.ndarray:
