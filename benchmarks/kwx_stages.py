@@ -7,10 +7,11 @@ command (``kwx extract --jobs 1``, its output to a temporary folder), in this pr
 with a timer around each step it calls; then the counted pages are parsed bare (each by
 ``denoise.html.parse_html``, the tree freed). Each step's time is its own, less the
 steps it calls, per counted page, and as a share of bare parsing's. The ``--skip`` pages
-are not counted: the caches warm, as in a crawl's steady state. The timers cost about a
-microsecond each, and the command's time also holds what no step covers (reading,
-JSON, writing). For a change's effect on the command, use ``ab.py``: this tells where
-to look, not by how much a change helped.
+are not counted: the caches warm, as in a crawl's steady state (the command takes pages
+in batches, and counting starts with the first batch starting at ``--skip`` or after).
+The timers cost about a microsecond each, and the command's time also holds what no step
+covers (reading, JSON, writing). For a change's effect on the command, use ``ab.py``:
+this tells where to look, not by how much a change helped.
 """
 
 from __future__ import annotations
@@ -37,15 +38,16 @@ from denoise.reader import Skipped, read_pages
 STEPS = [
     (document, "parse_html"), (document, "index_dom"), (document, "markup_stats"),
     (document, "_head_texts"), (document, "segment_dom"), (DomIndex, "without_tree"),
-    (document, "page_features"), (detector.TemplateDetector, "score_features"),
-    (document, "block_lines"), (extractor, "read_document"),
+    (extractor, "parse_page"), (document, "page_features"),
+    (detector.TemplateDetector, "score_features"), (document, "block_lines"),
+    (extractor, "kept_document"), (extractor, "read_document"),
     (candidates, "_head_lines"), (candidates, "_words_with"),
     (text._ChunkTokens, "_add"), (text, "_spacy_chunk_rows"), (text, "_learn_shapes"),
     (candidates, "occurrences"), (candidates, "unique_groups"),
     (candidates, "_occurrence_counts"), (candidates, "_present_words"),
     (extractor, "find_candidates"), (extractor.PhraseStatistics, "features"),
     (extractor.KeywordRanker, "predict_proba"), (extractor.ScoredCandidates, "top"),
-    (extractor.KeywordExtractor, "extract"),
+    (extractor.KeywordExtractor, "extract"), (extractor.KeywordExtractor, "extract_many"),
 ]
 
 
@@ -89,14 +91,20 @@ def main() -> None:
     timers = StepTimers()
     for owner, name in STEPS:
         timers.wrap(owner, name)
-    extract = extractor.KeywordExtractor.extract
-    seen = itertools.count()
+    # the command takes pages in batches (KeywordExtractor.extract_many): a batch is
+    # counted whole when it starts at or past --skip pages
+    extract_many = extractor.KeywordExtractor.extract_many
+    seen = {"pages": 0, "counted": 0, "first": None}
 
-    def counted(self, page, top=10):
-        timers.counting = next(seen) >= args.skip
-        return extract(self, page, top)
+    def counted(self, pages, top=10):
+        timers.counting = seen["pages"] >= args.skip
+        if timers.counting:
+            seen["first"] = seen["pages"] if seen["first"] is None else seen["first"]
+            seen["counted"] += len(pages)
+        seen["pages"] += len(pages)
+        return extract_many(self, pages, top)
 
-    extractor.KeywordExtractor.extract = counted
+    extractor.KeywordExtractor.extract_many = counted
     from kwx.cli import app
 
     with tempfile.TemporaryDirectory() as folder:
@@ -110,9 +118,9 @@ def main() -> None:
             if done.code:
                 raise
         command = time.process_time() - started
-        counted_pages = timers.calls["extract"]
-        bare = _bare_parse(pages, args.skip)
-    print(f"kwx extract on {counted_pages} pages of {args.file} after {args.skip}: bare "
+        counted_pages, first = seen["counted"], seen["first"] or 0
+        bare = _bare_parse(pages, first)
+    print(f"kwx extract on {counted_pages} pages of {args.file} after {first}: bare "
           f"parsing {1e6 * bare:.0f} us a page (this process, the same pages); the command "
           f"{command:.1f} CPU s in all")
     print("| step | us a page (own) | x bare parse | calls a page |")

@@ -47,10 +47,19 @@ from denoise.reader import Skipped
 #: Pages in flight per worker: enough to keep workers busy, few enough to bound memory.
 WINDOW_PER_JOB = 8
 CHECKPOINT_EVERY = 200
+#: A job that works pages step by step (``many``) takes them in batches of up to this
+#: many pages, holding at most this many characters of HTML (or one page) at once.
+BATCH_PAGES = 16
+BATCH_CHARS = 4_000_000
 
 
 class PageJob(Protocol):
-    """One command's per-page work; must pickle (it is sent to worker processes)."""
+    """One command's per-page work; must pickle (it is sent to worker processes).
+
+    A job may also have ``many(pages)``: the output lines of each page, or the exception
+    its work raised, in order, for a batch (:func:`denoise.steps.step_by_step` works one
+    so). The engine then gives it batches of consecutive pages instead of single ones.
+    """
 
     def setup(self) -> None:
         """Load what the work needs, once per process."""
@@ -166,14 +175,53 @@ class _Refused:
     reason: str
 
 
-def _work(page: Page) -> list[str] | _Refused:
+def _work(pages: list[Page]) -> list[list[str] | _Refused]:
     assert _JOB is not None  # noqa: S101 - set by the initializer
-    try:
-        return _JOB(page)
-    except PageError as error:
-        return _Refused(error.source, error.reason)
-    except Exception as error:  # one page's bug must not stop a crawl
-        return _Refused(page.id, internal_reason(error))
+    return [_Refused(result.source, result.reason) if isinstance(result, PageError)
+            else result for result in _page_results(_JOB, pages)]
+
+
+def _page_results(job: PageJob, pages: list[Page]) -> list[list[str] | PageError]:
+    """Each page's lines, or why it was skipped: the ``PageError`` its work raised, or
+    an internal error for any other exception (one page's bug must not stop a crawl)."""
+    many = getattr(job, "many", None)
+    if many is not None:
+        raw = many(pages)
+    else:
+        raw = []
+        for page in pages:
+            try:
+                raw.append(job(page))
+            except Exception as error:
+                raw.append(error)
+    return [result if not isinstance(result, Exception) or isinstance(result, PageError)
+            else PageError(page.id, internal_reason(result))
+            for page, result in zip(pages, raw, strict=True)]
+
+
+def _batches(items: Iterable[Page | Skipped], job: PageJob) -> Iterator[list[Page | Skipped]]:
+    """The items in runs of consecutive ones: one page a run for a job of single pages,
+    up to :data:`BATCH_PAGES` pages and :data:`BATCH_CHARS` characters of HTML (at least
+    one page) for one with ``many``. Skipped items ride along in their place."""
+    if getattr(job, "many", None) is None:
+        for item in items:
+            yield [item]
+        return
+    batch: list[Page | Skipped] = []
+    pages = chars = 0
+    for item in items:
+        size = len(item.html) if isinstance(item, Page) else 0
+        if pages and chars + size > BATCH_CHARS:
+            yield batch
+            batch, pages, chars = [], 0, 0
+        batch.append(item)
+        if isinstance(item, Page):
+            pages, chars = pages + 1, chars + size
+            if pages == BATCH_PAGES:  # full: worked before the next item is read
+                yield batch
+                batch, pages, chars = [], 0, 0
+    if batch:
+        yield batch
 
 
 def internal_reason(error: Exception) -> str:
@@ -185,11 +233,11 @@ def _returned(result: list[str] | _Refused) -> list[str] | PageError:
     return PageError(result.source, result.reason) if isinstance(result, _Refused) else result
 
 
-def _submit(pool: ProcessPoolExecutor, page: Page) -> Future:
+def _submit(pool: ProcessPoolExecutor, pages: list[Page]) -> Future:
     """``pool.submit``; a pool a worker left broken gives a future that fails like the
-    ones it had in flight (so the page is retried with them)."""
+    ones it had in flight (so the pages are retried with them)."""
     try:
-        return pool.submit(_work, page)
+        return pool.submit(_work, pages)
     except BrokenProcessPool as error:
         future: Future = Future()
         future.set_exception(error)
@@ -207,56 +255,66 @@ def map_pages(items: Iterable[Page | Skipped], job: PageJob, jobs: int,
     """Each input item with its result (what ``job`` returned, the ``PageError`` it raised,
     or the ``Skipped`` item itself), in input order: the engine under :func:`run_batch`,
     for commands that gather results instead of writing lines. The processes that run
-    the job are made ready for a long loop (:func:`ready_for_pages`)."""
+    the job are made ready for a long loop (:func:`ready_for_pages`). A job with
+    ``many`` gets batches (:func:`_batches`), two a worker in flight."""
     window = window or WINDOW_PER_JOB * jobs
+    most_batches = window  # single pages: the window bounds them
+    if getattr(job, "many", None) is not None:
+        window, most_batches = max(window, 2 * BATCH_PAGES * jobs), 2 * jobs
     if jobs <= 1:
         job.setup()
         ready_for_pages()
-        for item in items:
-            if isinstance(item, Skipped):
-                yield item, item
-                continue
-            try:
-                result: list[str] | PageError = job(item)
-            except PageError as error:
-                result = error
-            except Exception as error:  # one page's bug must not stop a crawl
-                result = PageError(item.id, internal_reason(error))
-            yield item, result
+        for batch in _batches(items, job):
+            results = iter(_page_results(job, [i for i in batch if isinstance(i, Page)]))
+            for item in batch:
+                yield item, item if isinstance(item, Skipped) else next(results)
         return
-    pending: deque[tuple[Page | Skipped, Future | Skipped]] = deque()
+    # per item: the future of its batch and its place there (a Skipped item: itself),
+    # and whether it ends its batch
+    pending: deque[tuple[Page | Skipped, Future | Skipped, int, bool]] = deque()
+    in_flight = 0  # batches
     pool = ProcessPoolExecutor(jobs, initializer=_init_worker, initargs=(job,))
     try:
-        iterator = iter(items)
+        batches = _batches(items, job)
         exhausted = False
         while pending or not exhausted:
-            while not exhausted and len(pending) < window:
-                item = next(iterator, None)
-                if item is None:
+            while not exhausted and len(pending) < window and in_flight < most_batches:
+                batch = next(batches, None)
+                if batch is None:
                     exhausted = True
                     break
-                pending.append((item, item if isinstance(item, Skipped)
-                                else _submit(pool, item)))
+                pages = [item for item in batch if isinstance(item, Page)]
+                future = _submit(pool, pages) if pages else None
+                in_flight += 1
+                place = 0
+                for k, item in enumerate(batch, start=1 - len(batch)):
+                    if isinstance(item, Skipped):
+                        pending.append((item, item, -1, k == 0))
+                    else:
+                        pending.append((item, future, place, k == 0))
+                        place += 1
             if not pending:
                 break
-            item, future = pending.popleft()
+            item, future, place, last = pending.popleft()
+            in_flight -= last
             if isinstance(future, Skipped):
                 yield item, future
                 continue
             try:
-                yield item, _returned(future.result())
+                yield item, _returned(future.result()[place])
             except BrokenProcessPool:
                 pool.shutdown(wait=False, cancel_futures=True)
                 # this page and every page in flight are retried, one at a time
-                retry = [item] + [p for p, f in pending]
+                retry = [item] + [p for p, _, _, _ in pending]
                 pending.clear()
+                in_flight = 0
                 for page in retry:
                     if isinstance(page, Skipped):
                         yield page, page
                         continue
                     pool = ProcessPoolExecutor(1, initializer=_init_worker, initargs=(job,))
                     try:
-                        yield page, _returned(pool.submit(_work, page).result())
+                        yield page, _returned(pool.submit(_work, [page]).result()[0])
                     except BrokenProcessPool:
                         yield page, PageError(page.id, "worker died")
                     finally:

@@ -52,6 +52,7 @@ from kwx.extractor import (
     DEFAULT_QUERYLOG,
     DEFAULT_RANKER,
     DEFAULT_RECALL,
+    Keyword,
     KeywordExtractor,
     PhraseStatistics,
     ranker_recall,
@@ -193,7 +194,17 @@ class ExtractJob:
 
     def __call__(self, page: Page) -> list[str]:
         assert self.extractor is not None  # noqa: S101 - setup() ran
-        keywords = self.extractor.extract(page, self.top)
+        return self._lines(page, self.extractor.extract(page, self.top))
+
+    def many(self, pages: list[Page]) -> list[list[str] | Exception]:
+        """The lines of each page, worked step by step over the batch (the same
+        keywords: :meth:`KeywordExtractor.extract_many`)."""
+        assert self.extractor is not None  # noqa: S101 - setup() ran
+        return [found if isinstance(found, Exception) else self._lines(page, found)
+                for page, found in zip(pages, self.extractor.extract_many(pages, self.top),
+                                       strict=True)]
+
+    def _lines(self, page: Page, keywords: list[Keyword]) -> list[str]:
         if self.lines:
             return [f"{k.phrase}\t{k.score:.3f}\n" for k in keywords]
         return [json.dumps({"page": page.id, "url": page.url,

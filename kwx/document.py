@@ -13,8 +13,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from denoise.blocks import index_dom, segment_dom
-from denoise.detector import TemplateDetector, block_lines
+from denoise.blocks import DomIndex, PageBlocks, index_dom, segment_dom
+from denoise.detector import PageScores, TemplateDetector, block_lines
 from denoise.features import SCHEME, markup_stats, page_features
 from denoise.html import parse_html
 from denoise.page import Page
@@ -46,23 +46,55 @@ class KeywordDocument:
         return np.maximum(np.searchsorted(self.chunk_starts, offsets, side="right") - 1, 0)
 
 
-def read_document(page: Page, detector: TemplateDetector | None = None) -> KeywordDocument:
-    """Parse ``page`` once and keep its body text, without the template blocks when a
-    ``detector`` is given (the parsed tree is let go as soon as what reads it is done:
-    :meth:`denoise.blocks.DomIndex.without_tree`)."""
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ParsedPage:
+    """A page once parsed and segmented, its tree already let go: what the detector
+    scores and :func:`kept_document` keeps the text of."""
+
+    page: Page
+    dom: DomIndex  # without its tree
+    blocks: PageBlocks
+    markup: tuple[np.ndarray, np.ndarray, np.ndarray] | None  # for the detector's features
+    head: tuple[str, str, str]  # title, meta keywords, meta description
+
+
+def parse_page(page: Page, *, markup: bool = True) -> ParsedPage:
+    """Parse ``page`` once and gather what the rest reads, with the markup counts the
+    detector's features need when ``markup``; the parsed tree is let go as soon as what
+    reads it is done (:meth:`denoise.blocks.DomIndex.without_tree`)."""
     root = parse_html(page.html, page.id)
     dom = index_dom(root)
-    markup = markup_stats(root) if detector is not None else None
+    counts = markup_stats(root) if markup else None
     head = _head_texts(root)
     blocks = segment_dom(page, dom, SCHEME)
     del root
     dom = dom.without_tree()  # the last hold on the tree: it is freed here
+    return ParsedPage(page=page, dom=dom, blocks=blocks, markup=counts, head=head)
+
+
+def page_scores(parsed: ParsedPage, detector: TemplateDetector) -> PageScores:
+    """The detector's scores of a parsed page's blocks (parsed with its markup)."""
+    if parsed.markup is None:
+        raise ValueError("the page was parsed without the markup counts the detector reads")
+    return detector.score_features(page_features(parsed.dom, parsed.blocks, parsed.markup))
+
+
+def read_document(page: Page, detector: TemplateDetector | None = None) -> KeywordDocument:
+    """Parse ``page`` once and keep its body text, without the template blocks when a
+    ``detector`` is given."""
+    parsed = parse_page(page, markup=detector is not None)
+    return kept_document(parsed, None if detector is None else page_scores(parsed, detector))
+
+
+def kept_document(parsed: ParsedPage, scores: PageScores | None) -> KeywordDocument:
+    """The kept text of a parsed page: its body, less the blocks ``scores`` calls
+    template (every block kept, with template scores of 0, without scores)."""
+    blocks = parsed.blocks
     in_body = blocks.chunk_block >= 0
-    if detector is None or markup is None:  # (markup is None exactly when detector is)
+    if scores is None:
         keep = in_body
         template = np.zeros(len(blocks.chunk_block))
     else:
-        scores = detector.score_features(page_features(dom, blocks, markup))
         keep = scores.content_chunks()
         template = np.append(scores.block_scores, 0.0)[blocks.chunk_block]
     kept = np.flatnonzero(keep)
@@ -75,9 +107,10 @@ def read_document(page: Page, detector: TemplateDetector | None = None) -> Keywo
     tags = np.array([tag in _HEADINGS for tag in blocks.vocab] + [False])
     heading = tags[np.where(owners >= 0, blocks.tag_ids[owners], -1)]
     removed = int(((ends - starts)[in_body & ~keep]).sum())
-    title, keywords, description = head
-    return KeywordDocument(page=page, text=block_lines(blocks, keep), chunk_starts=offsets,
-                           chunk_link=blocks.chunk_in_link[kept], chunk_heading=heading,
+    title, keywords, description = parsed.head
+    return KeywordDocument(page=parsed.page, text=block_lines(blocks, keep),
+                           chunk_starts=offsets, chunk_link=blocks.chunk_in_link[kept],
+                           chunk_heading=heading,
                            chunk_template=template[kept].astype(np.float64), title=title,
                            meta_keywords=keywords, meta_description=description,
                            removed_chars=removed)

@@ -11,15 +11,18 @@ shipped default of :mod:`denoise`, cut at the recall the ranker was trained with
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Self
 
 import numpy as np
 
-from denoise.detector import TemplateDetector
+from denoise.detector import PageScores, TemplateDetector
 from denoise.page import Page
+from denoise.steps import step_by_step
 from kwx.candidates import Candidates, find_candidates
-from kwx.document import read_document
+from kwx.document import ParsedPage, kept_document, page_scores, parse_page, read_document
 from kwx.features import feature_matrix
 from kwx.ranker import KeywordRanker, shipped
 from kwx.tables import JointTable, PhraseTable, TableFile
@@ -178,3 +181,22 @@ class KeywordExtractor:
     def extract(self, page: Page, top: int = 10) -> list[Keyword]:
         """The ``top`` best keywords of ``page``, best first."""
         return self.score(page).top(top)
+
+    def extract_many(self, pages: Sequence[Page], top: int = 10,
+                     ) -> list[list[Keyword] | Exception]:
+        """:meth:`extract` of each page, or the exception it raised (a
+        :class:`~denoise.errors.PageError` for a page that cannot be used), in order;
+        worked step by step over all the pages (:func:`denoise.steps.step_by_step`), with
+        the same keywords."""
+        detector = self.detector
+
+        def scored(parsed: ParsedPage) -> tuple[ParsedPage, PageScores | None]:
+            return parsed, None if detector is None else page_scores(parsed, detector)
+
+        return step_by_step(pages, [
+            partial(parse_page, markup=detector is not None), scored,
+            lambda both: kept_document(*both),
+            partial(find_candidates, max_words=self.max_words),
+            lambda found: ScoredCandidates(found, self.ranker.predict_proba(
+                self.statistics.features(found))),
+            lambda ranked: ranked.top(top)])

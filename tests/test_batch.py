@@ -12,6 +12,7 @@ import time
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
+from typing import ClassVar
 
 import pytest
 from typer.testing import CliRunner
@@ -28,6 +29,7 @@ from denoise.batch import (
 from denoise.errors import PageError
 from denoise.page import Page
 from denoise.reader import Skipped
+from denoise.steps import step_by_step
 from kwx.cli import app
 
 SHOP = Path(__file__).resolve().parent.parent / "examples" / "shop"
@@ -90,6 +92,23 @@ class BuggyJob(PidJob):
         if page.id == "p3":
             raise KeyError("[")
         return super().__call__(page)
+
+
+class StepJob(EchoJob):
+    """EchoJob's lines, worked a batch at a time (``many``); records each batch's page
+    ids in ``batches`` (in this process), and fails unexpectedly on page ``p8``."""
+
+    batches: ClassVar[list[list[str]]] = []
+
+    def many(self, pages: list[Page]) -> list[list[str] | Exception]:
+        type(self).batches.append([page.id for page in pages])
+
+        def one(page: Page) -> list[str]:
+            if page.id == "p8":
+                raise KeyError("[")
+            return self(page)
+
+        return step_by_step(pages, [one])
 
 
 def _number(page: Page) -> int:
@@ -515,6 +534,9 @@ def test_cli_interrupted_run_resumes(shop, shop_output, tmp_path, monkeypatch):
                         functools.partial(batch.run_batch, checkpoint_every=2))
     monkeypatch.setattr(cli_batch, "read_pages",
                         lambda *a, **k: interrupted(read_pages(*a, **k), 5))
+    # kwx takes pages in batches: pages read into a batch not yet worked are done
+    # again on resume; batches of two let four pages finish before the interrupt
+    monkeypatch.setattr(batch, "BATCH_PAGES", 2)
     result = kwx([shop, "-o", out, "--jobs", "1"])
     assert result.exit_code == 130
     assert "interrupted" in result.stderr and "--resume" in result.stderr
@@ -576,3 +598,57 @@ def test_a_job_runs_with_its_models_out_of_the_gc_walks_and_one_blas_thread():
         gc.unfreeze()
         limits.restore_original_limits()
     assert results[0][1] in (["a walked=False blas=[1]\n"], ["a walked=False blas=[]\n"])
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_a_job_with_many_gets_batches_and_answers_for_each_page_in_order(jobs, monkeypatch):
+    monkeypatch.setattr(batch, "BATCH_PAGES", 4)
+    items = mixed(30)
+    expected_text, _, expected_skips = run(
+        [i for i in items if not (isinstance(i, Page) and i.id == "p8")], EchoJob())
+    StepJob.batches = []
+    text, summary, skips = run(items, StepJob(delay=0.01), jobs=jobs)
+    assert text == expected_text  # in input order, p8 left out
+    assert [item.id if isinstance(item, Page) else item.source for item, _ in skips] == [
+        i.id if isinstance(i, Page) else i.source for i in items
+        if isinstance(i, Skipped) or i.id.startswith("bad") or i.id == "p8"]
+    assert [str(why) for item, why in skips if getattr(item, "id", "") == "p8"] == [
+        "p8: internal error (KeyError: '[')"]
+    assert summary.written == expected_text.count("second line")
+    assert len(skips) == len(expected_skips) + 1
+    if jobs == 1:  # consecutive pages, four at a time (the unreadable items ride along)
+        ids = [i.id for i in items if isinstance(i, Page)]
+        assert StepJob.batches == [ids[k:k + 4] for k in range(0, len(ids), 4)]
+
+
+def test_a_batch_holds_at_most_its_characters_of_html_but_always_a_page(monkeypatch):
+    monkeypatch.setattr(batch, "BATCH_CHARS", 100)
+    big = [Page(id=f"p{i}", html="x" * size) for i, size in enumerate([60, 30, 20, 500, 10])]
+    assert [[p.id for p in b] for b in batch._batches(big, StepJob())] == [
+        ["p0", "p1"], ["p2"], ["p3"], ["p4"]]
+    assert [len(b) for b in batch._batches(big, EchoJob())] == [1] * 5  # no many: single
+
+
+def test_step_by_step_takes_each_step_over_all_values_and_keeps_failures_apart():
+    calls = []
+
+    def halve(value: int) -> int:
+        calls.append(("halve", value))
+        if value % 2:
+            raise ValueError(f"{value} is odd")
+        return value // 2
+
+    def show(value: int) -> str:
+        calls.append(("show", value))
+        return f"<{value}>"
+
+    results = step_by_step([4, 3, 8], [halve, show])
+    assert results[0] == "<2>" and results[2] == "<4>"
+    assert isinstance(results[1], ValueError) and str(results[1]) == "3 is odd"
+    assert calls == [("halve", 4), ("halve", 3), ("halve", 8), ("show", 2), ("show", 4)]
+
+    def interrupt(value: int) -> int:
+        raise KeyboardInterrupt  # not a page's problem: the batch stops
+
+    with pytest.raises(KeyboardInterrupt):
+        step_by_step([1, 2], [interrupt])

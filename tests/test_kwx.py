@@ -811,6 +811,25 @@ def test_the_compiled_pick_of_the_best_is_the_head_of_the_whole_ranking(seed):
         _compiled.best_indices(scores, first[:-1], 3)
 
 
+@pytest.mark.parametrize("denoise", [True, False])
+def test_extracting_a_batch_step_by_step_gives_each_pages_own_keywords(extractor, denoise):
+    from denoise.errors import PageError
+
+    pages = [Page(id=p.name, html=p.read_text()) for p in sorted(SHOP.glob("*.html"))]
+    pages.insert(2, Page(id="broken.html", html=""))  # refused: no HTML
+    model = extractor if denoise else KeywordExtractor.load(denoise=False)
+    many = model.extract_many(pages, 7)
+    assert len(many) == len(pages)
+    for page, found in zip(pages, many, strict=True):
+        try:
+            alone = model.extract(page, 7)
+        except PageError as error:
+            assert isinstance(found, PageError) and str(found) == str(error)
+        else:
+            assert found == alone
+    assert isinstance(many[2], PageError) and "broken.html" in str(many[2])
+
+
 def test_the_extractor_without_denoising_keeps_the_menu():
     extractor = KeywordExtractor.load(denoise=False)
     assert extractor.detector is None

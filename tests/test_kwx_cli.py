@@ -15,6 +15,7 @@ from typer.testing import CliRunner
 
 from denoise.model import default_model_path
 from denoise.page import Page
+from kwx import extractor
 from kwx.cli import app
 from kwx.extractor import DEFAULT_RANKER, KeywordExtractor, ranker_recall
 from kwx.ranker import KeywordRanker, shipped
@@ -227,22 +228,22 @@ def test_extract_writes_its_output_file_atomically_and_an_interrupted_run_resume
     before = out.read_text()
 
     calls = []
-    real = KeywordExtractor.extract
+    real = extractor.find_candidates
 
-    def interrupted(self, page, top=10):
-        calls.append(page.id)
+    def interrupted(document, max_words):
+        calls.append(document.page.id)
         if len(calls) == 2:
             raise KeyboardInterrupt  # Ctrl-C in the middle of the batch
-        return real(self, page, top)
+        return real(document, max_words)
 
-    monkeypatch.setattr(KeywordExtractor, "extract", interrupted)
+    monkeypatch.setattr(extractor, "find_candidates", interrupted)
     result = runner.invoke(app, ["extract", *pages, "-o", str(out), "--jobs", "1"])
     assert result.exit_code == 130
     assert "--resume" in result.stderr
     assert out.read_text() == before  # the earlier file is whole
     assert sorted(p.name for p in tmp_path.iterdir()) == [
         "keywords.jsonl", "keywords.jsonl.partial", "keywords.jsonl.progress"]
-    monkeypatch.setattr(KeywordExtractor, "extract", real)
+    monkeypatch.setattr(extractor, "find_candidates", real)
     resumed = runner.invoke(app, ["extract", *pages, "-o", str(out), "--jobs", "1",
                                   "--resume"])
     assert resumed.exit_code == 0, resumed.output
