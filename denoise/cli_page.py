@@ -32,7 +32,7 @@ from denoise.cli_batch import (
 from denoise.decode import DEFAULT_MAX_BYTES
 from denoise.detector import DEFAULT_SMOOTHING, PageScores, TemplateDetector
 from denoise.errors import DenoiseError, PageError
-from denoise.features import SCHEME
+from denoise.features import SCHEME, page_features, parse_blocks
 from denoise.main_content import MainContentExtractor
 from denoise.model import TemplateModel
 from denoise.output import atomic_text
@@ -41,6 +41,7 @@ from denoise.reader import Skipped, read_pages
 from denoise.render import clean_html, shaded_html
 from denoise.site import SiteStore
 from denoise.site_evidence import score_with_site_evidence
+from denoise.steps import step_by_step
 from denoise.training import CrossSiteReport, cross_validate, training_pages
 from denoise.validation import site_family
 
@@ -345,7 +346,16 @@ class ApplyJob:
 
     def __call__(self, page: Page) -> list[str]:
         assert self.detector is not None  # noqa: S101 - setup() ran
-        scores = self.detector.score(page)
+        return self._lines(self.detector.score(page))
+
+    def many(self, pages: list[Page]) -> list[list[str] | Exception]:
+        """The lines of each page, worked step by step over the batch
+        (:func:`denoise.steps.step_by_step`: the same scores as one page at a time)."""
+        assert self.detector is not None  # noqa: S101 - setup() ran
+        return step_by_step(pages, [parse_blocks, lambda parsed: page_features(*parsed),
+                                    self.detector.score_features, self._lines])
+
+    def _lines(self, scores: PageScores) -> list[str]:
         if self.output is Format.blocks:
             return [_block_lines(scores)]
         if self.single:

@@ -138,16 +138,20 @@ class PageFeatures:
 
 
 def extract(page: Page) -> PageFeatures:
-    """Parse ``page`` once and compute the features of its scored blocks; the parsed
-    tree is let go as soon as the walks that read it are done
-    (:meth:`DomIndex.without_tree`)."""
+    """Parse ``page`` once and compute the features of its scored blocks."""
+    return page_features(*parse_blocks(page))
+
+
+def parse_blocks(page: Page) -> tuple[DomIndex, PageBlocks, tuple[np.ndarray, ...]]:
+    """Parse ``page`` once and gather what :func:`page_features` reads: the page's index,
+    blocks and markup counts. The parsed tree is let go as soon as the walks that read
+    it are done (:meth:`DomIndex.without_tree`)."""
     root = parse_html(page.html, page.id)
     dom = index_dom(root)
     markup = markup_stats(root)
     blocks = segment_dom(page, dom, SCHEME)
     del root
-    dom = dom.without_tree()  # the last hold on the tree: it is freed here
-    return page_features(dom, blocks, markup)
+    return dom.without_tree(), blocks, markup  # the last hold on the tree: freed here
 
 
 def markup_stats(root: etree._Element) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -168,6 +168,28 @@ def test_apply_to_a_folder_prints_a_json_line_per_page_in_order(model, tmp_path)
     assert "4 pages read, 4 written, 0 skipped" in result.stderr
 
 
+@pytest.mark.parametrize("output", ["text", "blocks", "main", "html"])
+def test_apply_worked_a_batch_at_a_time_gives_each_pages_own_lines(model, output):
+    from denoise.cli_page import ApplyJob, Format
+    from denoise.errors import PageError
+    from denoise.page import Page
+
+    job = ApplyJob(model=model, recall=0.5 if output != "main" else None, precision=None,
+                   output=Format(output), single=False)
+    job.setup()
+    pages = [*generated_site(NEW_SITE, 5)]
+    pages.insert(2, Page(id="empty.html", html=""))  # refused: no HTML
+    many = job.many(pages)
+    for page, lines in zip(pages, many, strict=True):
+        try:
+            alone = job(page)
+        except PageError as error:
+            assert isinstance(lines, PageError) and str(lines) == str(error)
+        else:
+            assert lines == alone
+    assert isinstance(many[2], PageError)
+
+
 def _stdin_lines(number: int, pages: int) -> tuple[list[str], list[str]]:
     site = generated_site(number, pages)
     lines = [json.dumps({"url": p.url, "html": p.html}) for p in site]
