@@ -4,7 +4,7 @@ turns on the same pages, with whether the two write the same bytes.
 Run (from the repository root; needs git and the shared corpora):
 
     python benchmarks/ab.py --base REV [--commands kwx,apply] [--size 10000]
-                            [--rounds 3] [--work DIR] [--markdown FILE]
+                            [--rounds 3] [--jobs 1] [--work DIR] [--markdown FILE]
 
 One run of a command on this shared machine varies by 5-10% from the next (RESULTS.md,
 "Crawl scale"), as much as most single changes gain, and two runs side by side on its
@@ -16,7 +16,8 @@ and its compiled extension built there; the head is this checkout as it is, its 
 extension included. Each run is measured as scale.py measures it (``scale_probe.py``:
 CPU seconds of the command's process tree). Printed for each command: each round's CPU
 seconds and head / base ratio, the median ratio, and whether all runs of both wrote
-the same bytes (a speed change should not change the output).
+the same bytes (a speed change should not change the output). ``--jobs`` runs each
+command with that many worker processes (CPU seconds are still summed over its tree).
 """
 
 from __future__ import annotations
@@ -61,21 +62,21 @@ def with_path(tree: Path) -> dict[str, str]:
 
 
 def compare(work: Path, key: str, source: Path, size: int, trees: dict[str, Path],
-            rounds: int) -> list[str]:
+            rounds: int, jobs: int = 1) -> list[str]:
     """Run ``key`` on ``source`` with both trees in turns; the report's lines."""
     cpu: dict[str, list[float]] = {"base": [], "head": []}
     digests, busy = set(), 0.0
     for turn in range(rounds):
         for side in ("base", "head") if turn % 2 == 0 else ("head", "base"):
             data = run_command(work, COMMANDS[key], size, source, with_path(trees[side]),
-                               tag=f"-{side}-{turn}")
+                               jobs=jobs, tag=f"-{side}-{turn}")
             if data["code"] != 0:
                 sys.exit(f"error: {side}'s {key} failed: {data['last_line']}")
             cpu[side].append(data["cpu"])
             digests.add(data["digest"])
             busy = max(busy, data["others"])
     ratios = [h / b for h, b in zip(cpu["head"], cpu["base"], strict=True)]
-    lines = [f"### {COMMANDS[key].title}, {size:,} pages, {rounds} rounds",
+    lines = [f"### {COMMANDS[key].title}, {size:,} pages, {rounds} rounds, --jobs {jobs}",
              "| round | base CPU s | head CPU s | head / base |", "|---:|---:|---:|---:|"]
     lines += [f"| {turn + 1} | {b:.1f} | {h:.1f} | {r:.3f} |" for turn, (b, h, r) in
               enumerate(zip(cpu["base"], cpu["head"], ratios, strict=True))]
@@ -92,15 +93,16 @@ def main() -> None:
     parser.add_argument("--commands", default="kwx", help=f"of {','.join(COMMANDS)}")
     parser.add_argument("--size", type=int, default=10_000, help="pages")
     parser.add_argument("--rounds", type=int, default=3, help="runs of each side")
+    parser.add_argument("--jobs", type=int, default=1, help="worker processes of each run")
     parser.add_argument("--work", type=Path, default=None,
                         help="folder for the input (kept; scale.py's is reused)")
     parser.add_argument("--markdown", type=Path, default=None)
     args = parser.parse_args()
     keys = [k.strip() for k in args.commands.split(",") if k.strip()]
     unknown = [k for k in keys if k not in COMMANDS]
-    if unknown or args.size < 1 or args.rounds < 1:
+    if unknown or args.size < 1 or args.rounds < 1 or args.jobs < 1:
         parser.error(f"unknown command(s) {unknown}" if unknown
-                     else "--size and --rounds must be positive")
+                     else "--size, --rounds and --jobs must be positive")
     git = shutil.which("git")
     if git is None:
         parser.error("git is needed to check the base out")
@@ -117,7 +119,7 @@ def main() -> None:
               flush=True)
         lines = [f"## {args.base} against the working tree", ""]
         for key in keys:
-            lines += compare(work, key, source, args.size, trees, args.rounds)
+            lines += compare(work, key, source, args.size, trees, args.rounds, args.jobs)
         emit("\n".join(lines), args.markdown)
     finally:
         subprocess.run([git, "-C", str(ROOT), "worktree", "remove", "--force",

@@ -1,7 +1,8 @@
 """The page-level detector on sites it never saw: 10-fold cross-site validation.
 
 Run: python benchmarks/page_level.py [--classifiers naive-bayes logistic forest]
-         [--markdown benchmarks/out/page_level.md] [--plot benchmarks/out/page_level_pr.png]
+         [--trees N] [--markdown benchmarks/out/page_level.md]
+         [--plot benchmarks/out/page_level_pr.png]
 
 Labels come from the site-level fingerprint method on the dev sites (as
 ``denoise train`` makes them); folds hold whole site families. For each classifier
@@ -12,7 +13,9 @@ precision-recall curves as a picture. On the pages with gold main text (news:
 human extractions; docs: main-content XPath): word-level precision / recall / F1
 of the text called template (Chakrabarti et al. 6.1) at the 90%-precision cut, and
 the adjusted Rand index between the predicted and gold template / content split
-of the page's text chunks, Basic vs Smooth.
+of the page's text chunks, Basic vs Smooth. ``--trees`` sets the forest's size (the
+shipped default otherwise), for weighing a smaller forest's accuracy against its
+cost per page.
 """
 
 from __future__ import annotations
@@ -41,12 +44,15 @@ _WORD = re.compile(r"\w")
 
 
 def cross_validate_both(pages: list[TrainingPage], classifier: str, folds: int,
-                        smoothing: float) -> tuple[CrossSiteReport, list[np.ndarray]]:
+                        smoothing: float, trees: int | None = None,
+                        ) -> tuple[CrossSiteReport, list[np.ndarray]]:
     """Out-of-fold scores of every node of every page: raw, smoothed, and smoothed with
     site evidence (the page's own site-level template labels, what `denoise apply
-    --site-evidence` would find in a batch of the site)."""
+    --site-evidence` would find in a batch of the site). ``trees``: the forest's size
+    (None: the default)."""
+    size = {} if trees is None else {"n_trees": trees}
     report = cross_validate(pages, lambda train: TemplateDetector(
-        TemplateModel(classifier=classifier).fit(train), smoothing=smoothing), folds)
+        TemplateModel(classifier=classifier, **size).fit(train), smoothing=smoothing), folds)
     smoother = TemplateDetector(TemplateModel(), smoothing=smoothing)
     scored = [np.vstack((scores, smoother.smooth(page.features, add_site_evidence(
         scores[0], page.labels == 1)))) for page, scores in zip(pages, report.page_scores,
@@ -146,6 +152,8 @@ def main() -> None:
     parser.add_argument("--classifiers", nargs="+", default=["naive-bayes", "logistic", "forest"])
     parser.add_argument("--folds", type=int, default=10)
     parser.add_argument("--smoothing", type=float, default=DEFAULT_SMOOTHING)
+    parser.add_argument("--trees", type=int, help="trees of the forest (default: the "
+                        "shipped model's setting)")
     parser.add_argument("--markdown", type=Path)
     parser.add_argument("--plot", type=Path, default=Path("benchmarks/out/page_level_pr.png"))
     args = parser.parse_args()
@@ -165,7 +173,8 @@ def main() -> None:
     operating: list[str] = []
     sweep: list[str] = []
     for classifier in args.classifiers:
-        report, scored = cross_validate_both(pages, classifier, args.folds, args.smoothing)
+        report, scored = cross_validate_both(pages, classifier, args.folds, args.smoothing,
+                                             args.trees)
         cells = [classifier]
         cells += [f"{report.curve(s).recall_at(0.9):.1%}" for s in (False, True)]
         cells += [f"{report.site_mean_recall(0.9, s):.1%}" for s in (False, True)]
