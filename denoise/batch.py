@@ -183,11 +183,16 @@ def _work(pages: list[Page]) -> list[list[str] | _Refused]:
 
 def _page_results(job: PageJob, pages: list[Page]) -> list[list[str] | PageError]:
     """Each page's lines, or why it was skipped: the ``PageError`` its work raised, or
-    an internal error for any other exception (one page's bug must not stop a crawl)."""
+    an internal error for any other exception (one page's bug must not stop a crawl).
+    A batch whose ``many`` fails as a whole is worked again a page at a time."""
     many = getattr(job, "many", None)
+    raw: list[list[str] | Exception] | None = None
     if many is not None:
-        raw = many(pages)
-    else:
+        try:
+            raw = many(pages)
+        except Exception:  # the batch's own bug: each page then says what is wrong with it
+            raw = None
+    if raw is None:
         raw = []
         for page in pages:
             try:

@@ -652,3 +652,15 @@ def test_step_by_step_takes_each_step_over_all_values_and_keeps_failures_apart()
 
     with pytest.raises(KeyboardInterrupt):
         step_by_step([1, 2], [interrupt])
+
+
+class BrokenBatchJob(EchoJob):
+    """A ``many`` that fails as a whole (a bug of the batch, not of a page)."""
+
+    def many(self, pages: list[Page]) -> list[list[str] | Exception]:
+        raise RuntimeError("the batch's own bug")
+
+
+def test_a_batch_that_fails_as_a_whole_is_worked_again_a_page_at_a_time():
+    items = mixed(12)
+    assert run(items, BrokenBatchJob())[0] == run(items, EchoJob())[0]
