@@ -56,9 +56,25 @@ def base_tree(git: str, revision: str, folder: Path) -> Path:
 
 
 def with_path(tree: Path) -> dict[str, str]:
-    """The environment that imports the toolkit from ``tree``."""
-    return {**os.environ, "PYTHONPATH": os.pathsep.join(
+    """The environment that imports the toolkit from ``tree``. PYTHONSAFEPATH keeps
+    ``python -c`` from putting the current folder before it: run from the repository
+    root, that imported the head's code on both sides."""
+    return {**os.environ, "PYTHONSAFEPATH": "1", "PYTHONPATH": os.pathsep.join(
         [str(tree), *filter(None, [os.environ.get("PYTHONPATH")])])}
+
+
+def check_imports(trees: dict[str, Path]) -> None:
+    """Exit unless each side imports the toolkit, compiled extension included, from its
+    own tree."""
+    for side, tree in trees.items():
+        found = subprocess.run(
+            [sys.executable, "-c", "import kwx, denoise._compiled as c; print(kwx.__file__); "
+             "print(c.__file__)"], env=with_path(tree), capture_output=True, text=True)
+        paths = found.stdout.split()
+        if found.returncode != 0 or len(paths) != 2 or not all(
+                Path(p).resolve().is_relative_to(tree.resolve()) for p in paths):
+            sys.exit(f"error: the {side} does not import its own code from {tree}: "
+                     f"{found.stdout.strip() or found.stderr.strip()[-500:]}")
 
 
 def compare(work: Path, key: str, source: Path, size: int, trees: dict[str, Path],
@@ -111,6 +127,7 @@ def main() -> None:
     work.mkdir(parents=True, exist_ok=True)
     try:
         trees = {"base": base_tree(git, args.base, scratch / "base"), "head": ROOT}
+        check_imports(trees)
         pages = load_pages()
         order = list(range(len(pages)))
         random.Random(SEED).shuffle(order)  # noqa: S311 - scale.py's fixed order
