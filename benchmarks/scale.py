@@ -66,9 +66,9 @@ the ``--jobs 2`` and Spark runs and for writing the inputs the first time.
 alone, which keeps a page's blocks and text shares but not its text, or 9,100 whole
 pages with ``--out``: ``benchmarks/site_hold.py``) and spills the rest to a temporary
 file (in the layout of ``denoise.site.spill``), and ``mining dedup`` keeps its
-sketches, ids and keys in a temporary folder: 680 bytes a page besides the ids (a
-512-byte sketch, the id's end offset and ten 16-byte join keys at the default 9 bands;
-the folder's files counted before removal, on the 10,000-page input).
+sketches, ids and keys in a temporary folder: 680 bytes a page besides the ids, by the
+files' layout (``mining.sketchfiles``: a 512-byte sketch, the id's 8-byte end offset and
+ten 16-byte join keys, the default 9 bands and the whole key).
 On exact copies (the default beyond 6,672 pages) ``mining dedup`` finds every copy a
 near-duplicate of the others, so its pair work grows with the square of the number of
 copies: use ``--distinct`` to measure it on new pages.

@@ -436,8 +436,8 @@ class _SpacyMade(dict[str, np.ndarray]):
     far more than a plain word's rows, and a crawl meets many again later than the
     cache's two generations reach: on the scale input's fourth copy (its third
     enciphered one), a quarter of the chunks spaCy was asked for it had tokenized
-    before. Bounded: cleared
-    when full (a batch of more chunks than the bound is not kept).
+    before. Bounded: cleared when full (a batch of more chunks than the bound is not
+    kept).
     """
 
     def __init__(self, limit: int) -> None:
