@@ -23,7 +23,7 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from typing import Self
+from typing import Any, Self
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
@@ -32,7 +32,7 @@ from denoise.arrayfile import ModelError, read_arrays, write_arrays
 from denoise.detector import TemplateDetector
 from denoise.errors import PageError
 from denoise.page import Page
-from mining.content import PAGE_RECALL, Denoise, page_texts
+from mining.content import PAGE_RECALL, Denoise, page_texts, text_steps
 
 FORMAT_KIND = "webdenoise-page-classifier"
 FORMAT_VERSION = 1
@@ -169,11 +169,9 @@ class PageClassifier(ClassifierMixin, BaseEstimator):
         template is what recurs on the other pages of its site in the batch).
         """
         self._check_params()
-        if self.denoise == Denoise.page:
-            detector = (detector or TemplateDetector.load()).at_recall(
-                float(self.recall) if self.recall is not None else PAGE_RECALL)
         if self.denoise != Denoise.site:
-            return page_texts(pages, self.denoise, detector=detector, on_error=on_error)
+            return page_texts(pages, self.denoise, detector=self._page_detector(detector),
+                              on_error=on_error)
         held = list(pages)
         # page_texts groups by site, and hands back its own copies of the pages (without
         # their HTML): input order by id, a repeated id keeping its pages' own order
@@ -183,6 +181,22 @@ class PageClassifier(ClassifierMixin, BaseEstimator):
         found = list(page_texts(held, self.denoise, on_error=on_error))
         found.sort(key=lambda pair: order[pair[0].id])
         return iter(found)
+
+    def text_steps(self, detector: TemplateDetector | None = None
+                   ) -> list[Callable[[Any], Any]]:
+        """The steps from a page to the text :meth:`texts` gives this classifier (for
+        ``none``, ``page`` and ``main``: :func:`mining.content.text_steps`), so that a
+        batch can go through them one step at a time."""
+        self._check_params()
+        return text_steps(self.denoise, detector=self._page_detector(detector))
+
+    def _page_detector(self, detector: TemplateDetector | None) -> TemplateDetector | None:
+        """``detector`` (default: the shipped one) cut at this classifier's recall, for
+        ``page``; None for the other modes."""
+        if self.denoise != Denoise.page:
+            return None
+        return (detector or TemplateDetector.load()).at_recall(
+            float(self.recall) if self.recall is not None else PAGE_RECALL)
 
     def save(self, path: str | os.PathLike[str], extra: dict[str, object] | None = None) -> None:
         """Write the classifier to ``path`` (``.npz``) atomically; ``extra`` joins the header."""

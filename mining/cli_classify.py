@@ -34,6 +34,7 @@ from denoise.errors import DenoiseError, PageError
 from denoise.output import atomic_text
 from denoise.page import Page
 from denoise.reader import Skipped
+from denoise.steps import step_by_step
 from mining.accuracy import ClassificationReport
 from mining.cli import app
 from mining.content import Denoise
@@ -291,6 +292,16 @@ class PredictJob:
         assert self.classifier is not None  # noqa: S101 - setup() ran
         (page, text), = self.classifier.texts([page], detector=self.detector)
         return [_prediction(self.classifier, page, text)]
+
+    def many(self, pages: list[Page]) -> list[list[str] | Exception]:
+        """Each page's line, worked step by step over the batch (the classifier's
+        :meth:`~mining.classify.PageClassifier.text_steps`: the same texts as one page at
+        a time)."""
+        classifier = self.classifier
+        assert classifier is not None  # noqa: S101 - setup() ran
+        texts = step_by_step(pages, classifier.text_steps(self.detector))
+        return [text if isinstance(text, Exception) else [_prediction(classifier, page, text)]
+                for page, text in zip(pages, texts, strict=True)]
 
 
 @classify_app.command("evaluate")

@@ -38,9 +38,10 @@ from denoise.page import Page
 from denoise.reader import Skipped, read_pages
 from denoise.spark_engine import SparkJobError, spark_session
 from denoise.spark_frame import spark_work
+from denoise.steps import step_by_step
 from mining.checkpoint import CHECKPOINT_PAGES, SketchCheckpoint, SketchState
 from mining.cli import app
-from mining.content import PAGE_RECALL, Denoise, body_words, page_texts
+from mining.content import PAGE_RECALL, Denoise, body_words, page_texts, text_steps
 from mining.dedup import DedupConfig, NearDuplicateIndex, Rule
 from mining.matches import Matches, iter_pairs
 from mining.shingles import shingles_of_words, word_hashes
@@ -110,6 +111,14 @@ class WordsJob:
         (_, text), = page_texts([page], self.denoise, detector=self.detector,
                                 extractor=self.extractor)
         return word_hashes(text)
+
+    def many(self, pages: list[Page]) -> list[np.ndarray | Exception]:
+        """Each page's word hashes, worked step by step over the batch
+        (:func:`mining.content.text_steps`: the same words as one page at a time)."""
+        if self.denoise is Denoise.none:
+            return step_by_step(pages, [body_words])
+        steps = text_steps(self.denoise, detector=self.detector, extractor=self.extractor)
+        return step_by_step(pages, [*steps, word_hashes])
 
 
 def _page_words(inputs: list[str], config: DedupConfig, jobs: int | None, max_bytes: int,

@@ -29,13 +29,14 @@ import hashlib
 from collections.abc import Callable, Iterable, Iterator
 from enum import StrEnum
 from functools import cache
+from typing import Any
 
 import numpy as np
 
-from denoise.blocks import covered_chunks, index_dom, segment
-from denoise.detector import TemplateDetector, block_lines
+from denoise.blocks import DomIndex, PageBlocks, covered_chunks, index_dom, segment
+from denoise.detector import PageScores, TemplateDetector, block_lines
 from denoise.errors import PageError
-from denoise.features import SCHEME
+from denoise.features import SCHEME, PageFeatures, page_features, parse_blocks
 from denoise.html import parse_html
 from denoise.main_content import (
     MainContentExtractor,
@@ -106,23 +107,46 @@ def page_texts(pages: Iterable[Page], mode: Denoise | str, *,
             keep = ~labelled.template_chunks() & (blocks.chunk_block >= 0)
             yield labelled.page, block_lines(blocks, keep)
         return
-    if mode is Denoise.page and detector is None:
-        detector = TemplateDetector.load().at_recall(PAGE_RECALL)
-    if mode is Denoise.main and extractor is None:
-        extractor = default_extractor()
+    steps = text_steps(mode, detector=detector, extractor=extractor)
     for page in pages:
         try:
-            if mode is Denoise.page:
-                text = detector.score(page).main_text()
-            elif mode is Denoise.main:
-                text = extractor.extract(page)
-            else:
-                blocks = segment(page, SCHEME)
-                text = block_lines(blocks, blocks.chunk_block >= 0)
+            text = page
+            for step in steps:
+                text = step(text)
         except PageError as error:
             if on_error is None:
                 raise
             on_error(error)
             continue
         yield page, text
+
+
+def text_steps(mode: Denoise | str, *, detector: TemplateDetector | None = None,
+               extractor: MainContentExtractor | None = None) -> list[Callable[[Any], Any]]:
+    """The steps from a page to its text under ``mode`` (any but ``site``, which needs
+    the other pages of the site): applied in turn to one page they give its text as
+    :func:`page_texts` does (which runs them), and a batch can go through them one step
+    at a time (:func:`denoise.steps.step_by_step`), each step finding its tables warm.
+    ``detector`` and ``extractor`` default as in :func:`page_texts`."""
+    mode = Denoise(mode)
+    if mode is Denoise.site:
+        raise ValueError("site texts need the site's other pages: use page_texts")
+    if mode is Denoise.none:
+        return [_body_text]
+    features = [parse_blocks, _features_of]
+    if mode is Denoise.page:
+        detector = detector or TemplateDetector.load().at_recall(PAGE_RECALL)
+        return [*features, detector.score_features, PageScores.main_text]
+    return [*features, (extractor or default_extractor()).text]
+
+
+def _features_of(parsed: tuple[DomIndex, PageBlocks, tuple[np.ndarray, ...]]
+                 ) -> PageFeatures:
+    return page_features(*parsed)
+
+
+def _body_text(page: Page) -> str:
+    """The page's body text (``none``), one line per block."""
+    blocks = segment(page, SCHEME)
+    return block_lines(blocks, blocks.chunk_block >= 0)
 

@@ -327,6 +327,28 @@ def test_cli_predict_keeps_input_order_with_site_denoising(labelled):
     assert [r["label"] for r in rows] == ["cook"] * 4 + ["sport"] * 4
 
 
+@pytest.mark.parametrize("denoise", ["none", "page", "main"])
+def test_predictions_worked_a_batch_at_a_time_are_each_pages_own(labelled, denoise):
+    from denoise.errors import PageError
+    from mining.cli_classify import PredictJob
+
+    model = labelled / f"{denoise}.npz"
+    assert run(["classify", "train", labelled / "train.tsv", "-o", model,
+                "--denoise", denoise, *(["--recall", "0.9"] if denoise == "page" else [])]
+               ).exit_code == 0
+    job = PredictJob(model=model, detector_path=None)
+    job.setup()
+    pages = [Page(id=path.name, html=path.read_text())
+             for path in sorted((labelled / "pages").iterdir())]
+    pages.insert(3, Page(id="empty.html", html=""))  # refused: no HTML
+    many = job.many(pages)
+    assert isinstance(many[3], PageError) and "empty.html" in str(many[3])
+    assert [many[i] for i in range(len(pages)) if i != 3] == [
+        job(page) for page in pages if page.id != "empty.html"]
+    records = [json.loads(line) for lines in many if isinstance(lines, list) for line in lines]
+    assert [r["page"] for r in records] == [p.id for p in pages if p.id != "empty.html"]
+
+
 def test_site_denoising_keeps_text_outside_blocks():
     pages = [Page(id=f"{i}.html", html=f"<html><body><p>{text(SPORT, i, 20)}</p></body></html>",
                   site="one") for i in range(4)]

@@ -456,6 +456,25 @@ def sites(tmp_path_factory):
     return root
 
 
+@pytest.mark.parametrize("mode", ["none", "page", "main"])
+def test_word_hashes_worked_a_batch_at_a_time_are_each_pages_own(mode):
+    from denoise.errors import PageError
+    from denoise.page import Page
+    from mining.cli_dedup import WordsJob
+    from mining.content import Denoise
+
+    job = WordsJob(Denoise(mode))
+    job.setup()
+    pages = [article_page(i, seed=2) for i in range(5)]
+    pages.insert(2, Page(id="empty.html", html=""))  # refused: no HTML
+    many = job.many(pages)
+    assert isinstance(many[2], PageError) and "empty.html" in str(many[2])
+    for page, hashes in zip(pages, many, strict=True):
+        if page.id != "empty.html":
+            assert hashes.dtype == np.uint64 and len(hashes) > 20
+            assert np.array_equal(hashes, job(page))
+
+
 def summary(result) -> str:
     return result.stderr.strip().splitlines()[-1]
 
@@ -668,9 +687,9 @@ def test_cli_resume_goes_on_where_an_interrupted_run_stopped(sites, tmp_path, mo
     monkeypatch.setattr(small_checkpoints, "shingles_of_words", original)
     shingled.clear()
     parsed = []
-    words_job = small_checkpoints.WordsJob.__call__
-    monkeypatch.setattr(small_checkpoints.WordsJob, "__call__",
-                        lambda self, page: parsed.append(page.id) or words_job(self, page))
+    body_words = small_checkpoints.body_words
+    monkeypatch.setattr(small_checkpoints, "body_words",
+                        lambda page: parsed.append(page.id) or body_words(page))
     resumed = run(["dedup", sites, "--pairs", "-o", out, "--resume", "--jobs", "1"])
     assert resumed.exit_code == 0, resumed.stderr
     assert out.read_text() == (tmp_path / "whole.jsonl").read_text()
