@@ -44,7 +44,7 @@ STEPS = [
     (candidates, "_head_lines"), (candidates, "_words_with"),
     (text._ChunkTokens, "_add"), (text, "_spacy_chunk_rows"), (text, "_learn_shapes"),
     (candidates, "occurrences"), (candidates, "unique_groups"),
-    (candidates, "_occurrence_counts"), (candidates, "_present_words"),
+    (candidates, "_occurrence_shares"), (candidates, "_present_words"),
     (extractor, "find_candidates"), (extractor.PhraseStatistics, "features"),
     (extractor.KeywordRanker, "predict_proba"), (extractor.ScoredCandidates, "top"),
     (extractor.KeywordExtractor, "extract"), (extractor.KeywordExtractor, "extract_many"),

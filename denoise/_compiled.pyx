@@ -2861,20 +2861,22 @@ def candidate_spans(const cnp.int64_t[::1] first_index, const cnp.int64_t[::1] o
     return first_array, lengths_array, spans_array, inside_array
 
 
-def occurrence_counts(const cnp.int64_t[::1] first, const cnp.int64_t[::1] lengths,
-                      const cnp.int64_t[::1] inverse, Py_ssize_t candidates,
+def occurrence_shares(const cnp.int64_t[::1] first, const cnp.int64_t[::1] lengths,
+                      const cnp.int64_t[::1] inverse, const cnp.int64_t[::1] tf,
                       const cnp.int64_t[::1] word_starts, const cnp.int64_t[::1] chunk_starts,
                       const cnp.npy_bool[::1] capitalized, const cnp.npy_bool[::1] upper,
                       const cnp.npy_bool[::1] chunk_link, const cnp.npy_bool[::1] chunk_heading,
                       const double[::1] chunk_template):
-    """``kwx.candidates``' counts in one pass over the occurrences (occurrence ``i``:
-    words ``first[i]`` to ``first[i] + lengths[i] - 1``, candidate ``inverse[i]``): per
-    candidate, how many of its occurrences have every word capitalized, every word in
-    ALL CAPS, every word in anchor text, every word in a heading, and the sum of the
-    template scores of their first words' chunks, added in occurrence order (what
-    ``np.bincount`` adds). A word's chunk is the last one starting at or before it (the
-    first when none does), as ``KeywordDocument.chunk_of`` finds it."""
-    cdef Py_ssize_t m = first.shape[0], words = word_starts.shape[0]
+    """``kwx.candidates``' shares in one pass over the occurrences (occurrence ``i``:
+    words ``first[i]`` to ``first[i] + lengths[i] - 1``, candidate ``inverse[i]``, which
+    has ``tf`` of them): per candidate, the share of its occurrences with every word
+    capitalized, every word in ALL CAPS, every word in anchor text, every word in a
+    heading (4 x candidates), and the mean template score of their first words' chunks,
+    summed in occurrence order (what ``np.bincount`` adds). Each share is a count over
+    ``max(tf, 1)``, divided as numpy divides int64 arrays (both as doubles). A word's
+    chunk is the last one starting at or before it (the first when none does), as
+    ``KeywordDocument.chunk_of`` finds it."""
+    cdef Py_ssize_t m = first.shape[0], words = word_starts.shape[0], candidates = tf.shape[0]
     cdef Py_ssize_t chunks = chunk_starts.shape[0], i, w, c = 0, a, b
     cdef bint all_capitalized, all_upper, all_link, all_heading
     if lengths.shape[0] != m or inverse.shape[0] != m:
@@ -2912,4 +2914,12 @@ def occurrence_counts(const cnp.int64_t[::1] first, const cnp.int64_t[::1] lengt
         counts[2, inverse[i]] += all_link
         counts[3, inverse[i]] += all_heading
         template[inverse[i]] += chunk_template[chunk_of[a]]
-    return counts_array, template_array
+    shares_array = np.empty((4, candidates), dtype=np.float64)
+    cdef double[:, ::1] shares = shares_array
+    cdef double occurrences
+    for i in range(candidates):
+        occurrences = <double>max(tf[i], 1)
+        for w in range(4):
+            shares[w, i] = <double>counts[w, i] / occurrences
+        template[i] = template[i] / occurrences
+    return shares_array, template_array

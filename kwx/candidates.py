@@ -66,14 +66,12 @@ def find_candidates(document: KeywordDocument, max_words: int = MAX_WORDS) -> Ca
     found, head_words = _words_with(document.text, lines)
     occ = occurrences(found, max_words)
     hashes, first_index, inverse, tf = unique_groups(occ.hashes)
-    n = len(hashes)
     first_word, lengths, spans, stop_inside = _candidate_spans(found, occ, first_index)
-    counts, template = _occurrence_counts(document, found, occ, inverse, n)
-    shares = counts / np.maximum(tf, 1)
+    shares, template = _occurrence_shares(document, found, occ, inverse, tf)
     return Candidates(
         document=document, hashes=hashes, lengths=lengths, tf=tf, first=first_word,
         spans=spans, capitalized=shares[0], upper=shares[1], anchor=shares[2],
-        heading=shares[3], template=template / np.maximum(tf, 1), stop_inside=stop_inside,
+        heading=shares[3], template=template, stop_inside=stop_inside,
         **dict(zip(("in_title", "in_meta_keywords", "in_meta_description"), _present_words(
             hashes, head_words, lines, kept, len(heads), max_words), strict=True)),
         n_words=len(found),
@@ -108,25 +106,27 @@ def _candidate_spans_numpy(found: Words, occ: Occurrences, first_index: np.ndarr
     return first_word, lengths, spans, stop_inside
 
 
-def _occurrence_counts(document: KeywordDocument, found: Words, occ: Occurrences,
-                       inverse: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
-    """Per candidate (``inverse``: each occurrence's), how many of its occurrences have
-    every word capitalized, in ALL CAPS, in anchor text, in a heading (4 x n, int64),
-    and the sum of its occurrences' template scores, each read at its first word (a
-    phrase never leaves its block, and the score is the block's). One compiled pass
-    where built (:func:`denoise._compiled.occurrence_counts`), else numpy steps."""
+def _occurrence_shares(document: KeywordDocument, found: Words, occ: Occurrences,
+                       inverse: np.ndarray, tf: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per candidate (``inverse``: each occurrence's; ``tf``: each candidate's number of
+    occurrences), the share of its occurrences with every word capitalized, in ALL CAPS,
+    in anchor text, in a heading (4 x n, float64), and the mean of its occurrences'
+    template scores, each read at its first word (a phrase never leaves its block, and
+    the score is the block's). One compiled pass where built
+    (:func:`denoise._compiled.occurrence_shares`), else numpy steps."""
     if _compiled is not None:
-        return _compiled.occurrence_counts(
-            occ.first, occ.lengths, inverse, n, found.starts, document.chunk_starts,
+        return _compiled.occurrence_shares(
+            occ.first, occ.lengths, inverse, tf, found.starts, document.chunk_starts,
             found.capitalized, found.upper, document.chunk_link, document.chunk_heading,
             document.chunk_template)
-    return _occurrence_counts_numpy(document, found, occ, inverse, n)
+    return _occurrence_shares_numpy(document, found, occ, inverse, tf)
 
 
-def _occurrence_counts_numpy(document: KeywordDocument, found: Words, occ: Occurrences,
-                             inverse: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
-    """:func:`_occurrence_counts` by numpy steps (the tests' reference): per word flags,
+def _occurrence_shares_numpy(document: KeywordDocument, found: Words, occ: Occurrences,
+                             inverse: np.ndarray, tf: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`_occurrence_shares` by numpy steps (the tests' reference): per word flags,
     then per occurrence whether all its words have them, by prefix sums over the words."""
+    n = len(tf)
     chunk = document.chunk_of(found.starts)
     last_of_occ = occ.first + occ.lengths - 1
 
@@ -139,7 +139,8 @@ def _occurrence_counts_numpy(document: KeywordDocument, found: Words, occ: Occur
                        count_all(document.chunk_link[chunk] if len(chunk) else found.stop),
                        count_all(document.chunk_heading[chunk] if len(chunk) else found.stop)])
     values = document.chunk_template[chunk[occ.first]] if len(chunk) else np.zeros(0)
-    return counts, np.bincount(inverse, weights=values, minlength=n)
+    occurrences = np.maximum(tf, 1)
+    return counts / occurrences, np.bincount(inverse, weights=values, minlength=n) / occurrences
 
 
 #: Whitespace that is not one single space: spaCy makes a token of it, a break.

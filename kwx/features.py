@@ -54,26 +54,43 @@ def feature_matrix(candidates: Candidates, *, df: np.ndarray | None, query: np.n
 
     Each feature is written into a row of one (features x candidates) array, returned
     transposed: contiguous writes, where stacking the columns wrote each one strided,
-    at twice the cost or more.
+    at twice the cost or more. Computed features are written in place (``out=``), with
+    the same numpy operations, so the same values, as written whole.
     """
     c = candidates
-    n = len(c)
     words = max(c.n_words, 1)
-    zeros = np.zeros(n)
-    log_tf = np.log1p(c.tf)
-    idf = np.log((pages + 1.0) / (df + 1.0)) if df is not None else zeros
-    columns = (
-        log_tf, c.tf / words, idf, log_tf * idf, df == 0 if df is not None else zeros,
-        np.log1p(query) if query is not None else zeros,
-        np.log1p(query_part) if query_part is not None else zeros,
-        np.sqrt(query_part / max(queries, 1)) if query_part is not None else zeros,
-        c.in_title, c.in_meta_keywords, c.in_meta_description, c.anchor, c.heading,
-        c.first / words, np.log1p(c.first),
-        c.capitalized, c.upper,
-        c.lengths, c.lengths == 1, c.stop_inside,
-        c.template,
-    )
-    matrix = np.empty((len(FEATURE_NAMES), n))
-    for row, column in zip(matrix, columns, strict=True):
+    matrix = np.empty((len(FEATURE_NAMES), len(c)))
+    (log_tf, tf_share, idf, tf_idf, df_unseen, log_query, log_query_part, query_part_share,
+     in_title, in_meta_keywords, in_meta_description, anchor_share, heading_share,
+     first_position, log_first, capitalized, all_caps, n_words, single_word, stop_inside,
+     template_score) = matrix
+    np.log1p(c.tf, out=log_tf)
+    np.divide(c.tf, words, out=tf_share)
+    if df is None:
+        matrix[2:5] = 0.0  # idf, tf_idf, df_unseen
+    else:
+        np.add(df, 1.0, out=idf)
+        np.divide(pages + 1.0, idf, out=idf)
+        np.log(idf, out=idf)
+        np.multiply(log_tf, idf, out=tf_idf)
+        np.equal(df, 0, out=df_unseen)
+    for row, counts in ((log_query, query), (log_query_part, query_part)):
+        if counts is None:
+            row[:] = 0.0
+        else:
+            np.log1p(counts, out=row)
+    if query_part is None:
+        query_part_share[:] = 0.0
+    else:
+        np.divide(query_part, max(queries, 1), out=query_part_share)
+        np.sqrt(query_part_share, out=query_part_share)
+    for row, column in ((in_title, c.in_title), (in_meta_keywords, c.in_meta_keywords),
+                        (in_meta_description, c.in_meta_description), (anchor_share, c.anchor),
+                        (heading_share, c.heading), (capitalized, c.capitalized),
+                        (all_caps, c.upper), (n_words, c.lengths), (stop_inside, c.stop_inside),
+                        (template_score, c.template)):
         row[:] = column
+    np.divide(c.first, words, out=first_position)
+    np.log1p(c.first, out=log_first)
+    np.equal(c.lengths, 1, out=single_word)
     return matrix.T

@@ -328,6 +328,12 @@ class _ChunkTokens:
         spacy_made = self.spacy_made
         self.__init__(self.limit)
         self.previous, self.spacy_made = previous, spacy_made
+        # the new generation grows as large as the last one did: room for it at once,
+        # rather than doubling up to it, copying as it goes (rows past ``used`` are
+        # never read, so they need no zeros)
+        self.first, self.count, self.length, self.table = (
+            np.empty_like(a) for a in (previous.first, previous.count, previous.length,
+                                       previous.table))
 
     def _add(self, chunks: list[str]) -> None:
         """Number ``chunks`` (none in the cache), with their token rows: in one compiled
@@ -416,7 +422,7 @@ class _ChunkTokens:
             self.count = np.resize(self.count, size)
             self.length = np.resize(self.length, size)
         if self.used + len(rows) > len(self.table):
-            grown = np.zeros((max(self.used + len(rows), 2 * len(self.table)), _COLUMNS),
+            grown = np.empty((max(self.used + len(rows), 2 * len(self.table)), _COLUMNS),
                              dtype=np.uint64)
             grown[:self.used] = self.table[:self.used]
             self.table = grown

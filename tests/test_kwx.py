@@ -1202,7 +1202,7 @@ def test_compiled_candidate_spans_are_the_numpy_steps(dev_site_pages):
             found.starts, found.ends, found.stop)
 
 
-def test_compiled_occurrence_counts_are_the_numpy_steps(dev_site_pages, detector):
+def test_compiled_occurrence_shares_are_the_numpy_steps(dev_site_pages, detector):
     from kwx import candidates as module
     from kwx.text import occurrences
 
@@ -1216,24 +1216,26 @@ def test_compiled_occurrence_counts_are_the_numpy_steps(dev_site_pages, detector
             found = words(document.text)
             occ = occurrences(found)
             _, _, inverse, tf = unique_groups(occ.hashes)
-            fast = module._occurrence_counts(document, found, occ, inverse, len(tf))
-            slow = module._occurrence_counts_numpy(document, found, occ, inverse, len(tf))
-            assert fast[0].dtype == slow[0].dtype and np.array_equal(fast[0], slow[0])
+            fast = module._occurrence_shares(document, found, occ, inverse, tf)
+            slow = module._occurrence_shares_numpy(document, found, occ, inverse, tf)
+            assert fast[0].shape == slow[0].shape == (4, len(tf))
+            assert fast[0].tobytes() == slow[0].tobytes()  # the same divisions
             assert fast[1].tobytes() == slow[1].tobytes()  # the same sums, in the same order
             scored += bool(np.any(fast[1] % 1))
     assert scored > 10  # template scores other than 0 and 1 were summed
     found = words("a b")
     with pytest.raises(ValueError, match="chunks"):
-        module._compiled.occurrence_counts(
+        module._compiled.occurrence_shares(
             np.zeros(1, dtype=np.int64), np.ones(1, dtype=np.int64), np.zeros(1, dtype=np.int64),
-            1, found.starts, np.zeros(0, dtype=np.int64), found.capitalized, found.upper,
-            np.zeros(0, dtype=bool), np.zeros(0, dtype=bool), np.zeros(0))
+            np.ones(1, dtype=np.int64), found.starts, np.zeros(0, dtype=np.int64),
+            found.capitalized, found.upper, np.zeros(0, dtype=bool), np.zeros(0, dtype=bool),
+            np.zeros(0))
     with pytest.raises(ValueError, match="outside"):
-        module._compiled.occurrence_counts(
+        module._compiled.occurrence_shares(
             np.zeros(1, dtype=np.int64), np.full(1, 3, dtype=np.int64),
-            np.zeros(1, dtype=np.int64), 1, found.starts, np.zeros(1, dtype=np.int64),
-            found.capitalized, found.upper, np.zeros(1, dtype=bool), np.zeros(1, dtype=bool),
-            np.zeros(1))
+            np.zeros(1, dtype=np.int64), np.ones(1, dtype=np.int64), found.starts,
+            np.zeros(1, dtype=np.int64), found.capitalized, found.upper,
+            np.zeros(1, dtype=bool), np.zeros(1, dtype=bool), np.zeros(1))
 
 
 def test_the_compiled_chunk_table_numbers_chunks_as_a_dict_does(dev_site_pages):
