@@ -518,6 +518,83 @@ cdef extern from "Python.h":
     void PyUnicode_WRITE(int kind, void* data, Py_ssize_t index, Py_UCS4 value) nogil
 
 
+def block_bounds(const int[:, :] spans, const cnp.int64_t[::1] chunk_starts,
+                 const cnp.int64_t[::1] chunk_ends):
+    """``PageBlocks.bounds``: per block (``spans``: its range of chunks), the start of
+    its first chunk and the end of its last (int64), 0 and 0 for a block without
+    chunks."""
+    cdef Py_ssize_t n = spans.shape[0], chunks = chunk_starts.shape[0], i
+    cdef int first, stop
+    if spans.shape[1] != 2 or chunk_ends.shape[0] != chunks:
+        raise ValueError("spans must be (blocks, 2), with one end a chunk start")
+    starts_array = np.zeros(n, dtype=np.int64)
+    ends_array = np.zeros(n, dtype=np.int64)
+    cdef cnp.int64_t[::1] starts = starts_array, ends = ends_array
+    for i in range(n):
+        first, stop = spans[i, 0], spans[i, 1]
+        if first >= stop:
+            continue
+        if first < 0 or stop > chunks:
+            raise ValueError("a block's chunks are out of range")
+        starts[i] = chunk_starts[first]
+        ends[i] = chunk_ends[stop - 1]
+    return starts_array, ends_array
+
+
+def kept_chunks(const int[::1] chunk_block, const cnp.int64_t[::1] chunk_starts,
+                const cnp.int64_t[::1] chunk_ends, const cnp.npy_bool[::1] chunk_in_link,
+                const double[::1] block_scores, double threshold,
+                const cnp.npy_bool[::1] block_heading):
+    """``kwx.document.kept_document``'s chunk arrays in one pass over a page's chunks.
+
+    A chunk is kept when it is in a block (``chunk_block`` >= 0) whose score is not at
+    least ``threshold`` (NaN is kept); with no scores (``block_scores`` empty) every
+    chunk in a block is kept, with a template score of 0. Returns per chunk whether it
+    is kept, and per kept chunk its offset in the kept text (the chunks' lengths plus a
+    separator each, before it), whether it is anchor text, whether its block is a
+    heading (``block_heading``) and its block's score; and the characters of the chunks
+    in blocks that were not kept."""
+    cdef Py_ssize_t n = chunk_block.shape[0], blocks = block_heading.shape[0], i, k = 0
+    cdef Py_ssize_t kept_count = 0
+    cdef int b
+    cdef bint scored = block_scores.shape[0] > 0
+    cdef cnp.int64_t at = 0, removed = 0, length
+    if chunk_starts.shape[0] != n or chunk_ends.shape[0] != n or chunk_in_link.shape[0] != n:
+        raise ValueError("the chunk arrays must have one entry a chunk")
+    if scored and block_scores.shape[0] != blocks:
+        raise ValueError("block_scores must be empty or have one score a block")
+    keep_array = np.zeros(n, dtype=np.bool_)
+    cdef cnp.npy_bool[::1] keep = keep_array
+    for i in range(n):
+        b = chunk_block[i]
+        if b >= blocks or b < -1:
+            raise ValueError("a chunk's block is out of range")
+        if b >= 0 and not (scored and block_scores[b] >= threshold):
+            keep[i] = True
+            kept_count += 1
+    offsets_array = np.empty(kept_count, dtype=np.int64)
+    link_array = np.empty(kept_count, dtype=np.bool_)
+    heading_array = np.empty(kept_count, dtype=np.bool_)
+    template_array = np.empty(kept_count, dtype=np.float64)
+    cdef cnp.int64_t[::1] offsets = offsets_array
+    cdef cnp.npy_bool[::1] link = link_array, heading = heading_array
+    cdef double[::1] template = template_array
+    for i in range(n):
+        b = chunk_block[i]
+        length = chunk_ends[i] - chunk_starts[i]
+        if not keep[i]:
+            if b >= 0:
+                removed += length
+            continue
+        offsets[k] = at
+        at += length + 1
+        link[k] = chunk_in_link[i]
+        heading[k] = block_heading[b]
+        template[k] = block_scores[b] if scored else 0.0
+        k += 1
+    return keep_array, offsets_array, link_array, heading_array, template_array, removed
+
+
 def kept_text(str text not None, const long long[:] chunk_starts, const long long[:] chunk_ends,
               const int[:] chunk_block, const cnp.npy_bool[:] keep):
     """``denoise.detector.block_lines`` in two passes over the chunks: the kept chunks of

@@ -296,6 +296,18 @@ class PageBlocks:
     @cached_property
     def bounds(self) -> tuple[np.ndarray, np.ndarray]:
         """Start and end offset of each block's text in :attr:`text` (int64; 0, 0 if empty)."""
+        if not len(self.chunk_starts):
+            zeros = np.zeros(len(self.spans), dtype=np.int64)
+            return zeros, zeros
+        if _compiled is not None:
+            return _compiled.block_bounds(self.spans.astype(np.int32, copy=False),
+                                          self.chunk_starts.astype(np.int64, copy=False),
+                                          self.chunk_ends.astype(np.int64, copy=False))
+        return self.bounds_numpy()
+
+    def bounds_numpy(self) -> tuple[np.ndarray, np.ndarray]:
+        """:attr:`bounds` by numpy steps (where the extension is not built; the tests'
+        reference)."""
         first, stop = self.spans[:, 0], self.spans[:, 1]
         empty = first >= stop
         if not len(self.chunk_starts):

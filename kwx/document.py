@@ -19,6 +19,11 @@ from denoise.features import SCHEME, markup_stats, page_features
 from denoise.html import parse_html
 from denoise.page import Page
 
+try:
+    from denoise import _compiled
+except ImportError:  # the compiled extension is optional
+    _compiled = None
+
 _HEADINGS = frozenset("h1 h2 h3 h4 h5 h6".split())
 
 
@@ -90,6 +95,43 @@ def kept_document(parsed: ParsedPage, scores: PageScores | None) -> KeywordDocum
     """The kept text of a parsed page: its body, less the blocks ``scores`` calls
     template (every block kept, with template scores of 0, without scores)."""
     blocks = parsed.blocks
+    keep, offsets, link, heading, template, removed = _kept_chunks(blocks, scores)
+    title, keywords, description = parsed.head
+    return KeywordDocument(page=parsed.page, text=block_lines(blocks, keep),
+                           chunk_starts=offsets, chunk_link=link, chunk_heading=heading,
+                           chunk_template=template, title=title, meta_keywords=keywords,
+                           meta_description=description, removed_chars=removed)
+
+
+def _kept_chunks(blocks: PageBlocks, scores: PageScores | None,
+                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, int]:
+    """Per chunk whether it is kept; per kept chunk where :func:`block_lines` puts it,
+    whether it is anchor text, in a heading, and its block's template score; and the
+    characters of body text removed. One compiled pass where built, else numpy steps."""
+    if _compiled is None:
+        return _kept_chunks_numpy(blocks, scores)
+    block_scores, threshold = (np.zeros(0), 0.0) if scores is None else (
+        scores.block_scores, scores.threshold)
+    keep, offsets, link, heading, template, removed = _compiled.kept_chunks(
+        blocks.chunk_block.astype(np.int32, copy=False),
+        blocks.chunk_starts.astype(np.int64, copy=False),
+        blocks.chunk_ends.astype(np.int64, copy=False),
+        blocks.chunk_in_link.astype(bool, copy=False),
+        np.ascontiguousarray(block_scores, dtype=np.float64), float(threshold),
+        _heading_blocks(blocks))
+    return keep, offsets, link, heading, template, int(removed)
+
+
+def _heading_blocks(blocks: PageBlocks) -> np.ndarray:
+    """Per block: its tag is a heading (h1-h6)."""
+    tags = np.fromiter((tag in _HEADINGS for tag in blocks.vocab), dtype=bool,
+                       count=len(blocks.vocab))
+    return np.ascontiguousarray(tags[blocks.tag_ids], dtype=bool)
+
+
+def _kept_chunks_numpy(blocks: PageBlocks, scores: PageScores | None,
+                       ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, int]:
+    """:func:`_kept_chunks` by numpy steps (the tests' reference)."""
     in_body = blocks.chunk_block >= 0
     if scores is None:
         keep = in_body
@@ -107,13 +149,8 @@ def kept_document(parsed: ParsedPage, scores: PageScores | None) -> KeywordDocum
     tags = np.array([tag in _HEADINGS for tag in blocks.vocab] + [False])
     heading = tags[np.where(owners >= 0, blocks.tag_ids[owners], -1)]
     removed = int(((ends - starts)[in_body & ~keep]).sum())
-    title, keywords, description = parsed.head
-    return KeywordDocument(page=parsed.page, text=block_lines(blocks, keep),
-                           chunk_starts=offsets, chunk_link=blocks.chunk_in_link[kept],
-                           chunk_heading=heading,
-                           chunk_template=template[kept].astype(np.float64), title=title,
-                           meta_keywords=keywords, meta_description=description,
-                           removed_chars=removed)
+    return (keep, offsets, blocks.chunk_in_link[kept], heading,
+            template[kept].astype(np.float64), removed)
 
 
 def _head_texts(root) -> tuple[str, str, str]:

@@ -159,6 +159,26 @@ def test_compiled_text_shares_equal_numpy(dev_site_pages, scheme):
             assert want.dtype == got.dtype and np.array_equal(want, got), one.id
 
 
+@pytest.mark.parametrize("scheme", SCHEMES)
+def test_compiled_block_bounds_equal_numpy(dev_site_pages, scheme):
+    from denoise import blocks as blocks_module
+
+    if blocks_module._compiled is None:
+        pytest.skip("the compiled loops are not built here")
+    pages = [*dev_site_pages[:25], Page(id="empty.html", html="<p></p>"),
+             Page(id="bare.html", html="<html></html>")]
+    for one in pages:
+        blocks = segment(one, scheme)
+        for want, got in zip(blocks.bounds_numpy(), blocks.bounds, strict=True):
+            assert want.dtype == got.dtype == np.int64 and np.array_equal(want, got), one.id
+    starts, ends = blocks_module._compiled.block_bounds(  # a block without chunks: 0, 0
+        np.array([[0, 2], [2, 2], [1, 2]], np.int32), np.array([0, 4]), np.array([3, 9]))
+    assert starts.tolist() == [0, 0, 4] and ends.tolist() == [9, 0, 9]
+    with pytest.raises(ValueError, match="out of range"):
+        blocks_module._compiled.block_bounds(np.array([[0, 3]], np.int32),
+                                             np.zeros(2, np.int64), np.ones(2, np.int64))
+
+
 def test_compiled_text_shares_refuse_spans_outside_the_page():
     from denoise import blocks as blocks_module
 

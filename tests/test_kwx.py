@@ -8,6 +8,7 @@ import shutil
 import warnings
 import zipfile
 from collections import Counter
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -1236,6 +1237,39 @@ def test_compiled_occurrence_shares_are_the_numpy_steps(dev_site_pages, detector
             np.zeros(1, dtype=np.int64), np.ones(1, dtype=np.int64), found.starts,
             np.zeros(1, dtype=np.int64), found.capitalized, found.upper,
             np.zeros(1, dtype=bool), np.zeros(1, dtype=bool), np.zeros(1))
+
+
+def test_compiled_kept_chunks_are_the_numpy_steps(dev_site_pages, detector):
+    from kwx import document as module
+
+    if module._compiled is None:
+        pytest.skip("the compiled extension is not built")
+    pages = [Page(id="hotels.html", html=HEAD_PAGE), Page(id="empty.html", html="<p></p>"),
+             *dev_site_pages[:30]]
+    removed = 0
+    for page in pages:
+        parsed = module.parse_page(page)
+        scored = module.page_scores(parsed, detector)
+        nan = replace(scored, scores=np.where(scored.scores > 0.9, np.nan, scored.scores))
+        for scores in (None, scored, detector.at_recall(0.95).score(page), nan):
+            fast = module._kept_chunks(parsed.blocks, scores)
+            slow = module._kept_chunks_numpy(parsed.blocks, scores)
+            for a, b in zip(fast[:5], slow[:5], strict=True):
+                assert a.dtype == b.dtype and a.tobytes() == b.tobytes()
+            assert fast[5] == slow[5] and isinstance(fast[5], int)
+            removed += fast[5]
+    assert removed > 0  # template blocks were removed
+    blocks = module.parse_page(pages[2]).blocks
+    with pytest.raises(ValueError, match="one score a block"):
+        module._compiled.kept_chunks(
+            blocks.chunk_block.astype(np.int32), blocks.chunk_starts, blocks.chunk_ends,
+            blocks.chunk_in_link, np.zeros(len(blocks) + 1), 0.5,
+            np.zeros(len(blocks), dtype=bool))
+    with pytest.raises(ValueError, match="out of range"):
+        module._compiled.kept_chunks(
+            np.full(len(blocks.chunk_block), len(blocks), dtype=np.int32),
+            blocks.chunk_starts, blocks.chunk_ends, blocks.chunk_in_link, np.zeros(0), 0.5,
+            np.zeros(len(blocks), dtype=bool))
 
 
 def test_the_compiled_chunk_table_numbers_chunks_as_a_dict_does(dev_site_pages):
