@@ -122,34 +122,34 @@ def smooth_page(scores: np.ndarray, parents: np.ndarray, weights: np.ndarray,
     of at least 1, finite areas of at least 0.
 
     The checked functions convert and check every input again, which on a page of ~100
-    blocks took as long as the compiled program. Here a few vectorised tests check what
-    it must trust (types, lengths, parents before children), weights and areas of at
-    least 0, scores in [0, 1] and a finite ``c``; a page that fails one goes to the
-    checked functions, and their errors. The candidate values come from a count over
-    the grid rather than a sort.
+    blocks took as long as the compiled program. Here the types and lengths are checked
+    in Python, and one compiled pass (:func:`denoise._isotonic.page_grid`) checks what
+    the program must trust (parents before children, weights and areas of at least 0,
+    scores in [0, 1]) as it rounds the scores to the grid, finds the values that occur
+    and the penalties; a page that fails a check goes to the checked functions, and
+    their errors.
     """
     x = np.asarray(scores, dtype=np.float64)
     n = len(x)
-    if (_isotonic is None or not n or not (x.min() >= 0.0 and x.max() <= 1.0)
-            or not _page_tree(parents, weights, areas, n) or not math.isfinite(c)):
+    prepared = None
+    if (_isotonic is not None and n and _page_arrays(parents, weights, areas, n)
+            and math.isfinite(c)):
+        page = float(areas[parents < 0].sum())  # numpy's summation, as area_penalties'
+        prepared = _isotonic.page_grid(np.ascontiguousarray(x), parents, weights, areas,
+                                       float(c), page, MIN_AREA_SHARE, _as_levels(levels))
+    if prepared is None:
         return isotonic_smooth(x, parents, weights=weights, levels=levels,
                                penalties=area_penalties(areas, c, parents=parents))
-    grid = _as_levels(levels)
-    gamma = _penalties(areas, c, float(areas[parents < 0].sum()))
-    steps = np.rint(x * grid)
-    values = np.flatnonzero(np.bincount(steps.astype(np.intp), minlength=grid + 1)) / grid
-    return values[_isotonic.smooth_indices(parents, steps / grid, weights, gamma, values)]
+    on_grid, gamma, values = prepared
+    return values[_isotonic.smooth_indices(parents, on_grid, weights, gamma, values)]
 
 
-def _page_tree(parents: np.ndarray, weights: np.ndarray, areas: np.ndarray, n: int) -> bool:
-    """Whether ``parents``, ``weights`` and ``areas`` have the types and lengths
-    :func:`smooth_page` trusts, every parent before its child (what the compiled program
-    reads without bounds checks), and weights and areas of at least 0 (NaN fails)."""
-    if not all(isinstance(a, np.ndarray) and a.shape == (n,) for a in (parents, weights, areas)):
-        return False
-    return (parents.dtype == np.int32 and weights.dtype == areas.dtype == np.float64
-            and bool(((parents >= -1) & (parents < np.arange(n))).all())
-            and bool((weights >= 0.0).all()) and bool((areas >= 0.0).all()))
+def _page_arrays(parents: np.ndarray, weights: np.ndarray, areas: np.ndarray, n: int) -> bool:
+    """Whether ``parents``, ``weights`` and ``areas`` are arrays of the types and length
+    :func:`smooth_page`'s compiled pass reads (int32, float64, contiguous)."""
+    return (all(isinstance(a, np.ndarray) and a.shape == (n,) and a.flags.c_contiguous
+                for a in (parents, weights, areas))
+            and parents.dtype == np.int32 and weights.dtype == areas.dtype == np.float64)
 
 
 def area_penalties(

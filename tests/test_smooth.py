@@ -446,6 +446,10 @@ def test_a_page_is_smoothed_as_the_checked_functions_smooth_it(dev_site_pages):
     ({"parents": np.array([-1, 0, 0])}, None),  # int64 parents: the checked path, fine
     ({"c": float("nan")}, "finite"),
     ({"areas": np.array([1.0, -1.0, 1.0])}, ">= 0"),
+    ({"weights": np.array([1.0, -1.0, 1.0])}, "weights must be >= 0"),
+    ({"parents": np.array([-2, 0, 0], dtype=np.int32)}, "preorder"),
+    ({"scores": np.array([0.2, 1.5, 0.4])}, r"lie in \[0, 1\]"),
+    ({"weights": np.ones(3)[::-1]}, None),  # not contiguous: the checked path, fine
 ])
 def test_a_page_the_fast_path_cannot_trust_goes_to_the_checked_functions(change, message):
     from denoise.smooth import smooth_page
