@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from functools import cached_property, lru_cache, partial
+from functools import cached_property, partial
 
 import numpy as np
 from lxml import etree
@@ -54,20 +54,6 @@ PAGELET_LINKS = 3
 STYLE_ATTRIBUTES = ("id", "class", "align", "bgcolor", "width", "height", "border", "style")
 
 
-def tags_in(vocab: list[str], names: frozenset[str]) -> np.ndarray:
-    """Per tag of ``vocab``, whether it is one of ``names`` (bool). Shared and
-    read-only: a site's pages have the same few tag vocabularies, and asking every
-    page's tags one by one cost more than the lookup it serves."""
-    return _tags_in(tuple(vocab), names)
-
-
-@lru_cache(maxsize=4096)
-def _tags_in(vocab: tuple[str, ...], names: frozenset[str]) -> np.ndarray:
-    wanted = np.fromiter((tag in names for tag in vocab), dtype=bool, count=len(vocab))
-    wanted.flags.writeable = False
-    return wanted
-
-
 @dataclass(frozen=True)
 class DomIndex:
     """One walk over a parsed page: per element (preorder) and per text chunk arrays."""
@@ -103,7 +89,9 @@ class DomIndex:
 
     def has_tag(self, names: frozenset[str]) -> np.ndarray:
         """Bool per element: its tag is one of ``names``."""
-        return tags_in(self.vocab, names)[self.tag_ids]
+        wanted = np.fromiter((name in names for name in self.vocab), dtype=bool,
+                             count=len(self.vocab))
+        return wanted[self.tag_ids]
 
     def elements(self) -> list[etree._Element]:
         """The lxml elements in walk order (made on demand: most callers need none)."""

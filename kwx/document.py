@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from denoise.blocks import DomIndex, PageBlocks, index_dom, segment_dom, tags_in
+from denoise.blocks import DomIndex, PageBlocks, index_dom, segment_dom
 from denoise.detector import PageScores, TemplateDetector, block_lines
 from denoise.features import SCHEME, markup_stats, page_features
 from denoise.html import parse_html
@@ -124,7 +124,9 @@ def _kept_chunks(blocks: PageBlocks, scores: PageScores | None,
 
 def _heading_blocks(blocks: PageBlocks) -> np.ndarray:
     """Per block: its tag is a heading (h1-h6)."""
-    return tags_in(blocks.vocab, _HEADINGS)[blocks.tag_ids]
+    tags = np.fromiter((tag in _HEADINGS for tag in blocks.vocab), dtype=bool,
+                       count=len(blocks.vocab))
+    return np.ascontiguousarray(tags[blocks.tag_ids], dtype=bool)
 
 
 def _kept_chunks_numpy(blocks: PageBlocks, scores: PageScores | None,
