@@ -143,15 +143,21 @@ def test_a_page_reduced_to_its_text_shares_measures_every_block_as_the_page_does
         assert len(reduced.depths) == len(reduced.chunk_in_link) == 0  # gone, not zeros
 
 
+def compared_pages(module, dev_site_pages) -> list[Page]:
+    """The pages a compiled pass of ``module`` is compared with its numpy steps on (a
+    skip where the loops are not built)."""
+    if module._compiled is None:
+        pytest.skip("the compiled loops are not built here")
+    return [*dev_site_pages[:25], Page(id="empty.html", html="<p></p>"),
+            Page(id="bare.html", html="<html></html>")]
+
+
 @pytest.mark.parametrize("scheme", SCHEMES)
 def test_compiled_text_shares_equal_numpy(dev_site_pages, scheme):
     from denoise import blocks as blocks_module
     from denoise.blocks import text_shares_numpy
 
-    if blocks_module._compiled is None:
-        pytest.skip("the compiled loops are not built here")
-    pages = [*dev_site_pages[:25], Page(id="empty.html", html="<p></p>"),
-             Page(id="bare.html", html="<html></html>")]
+    pages = compared_pages(blocks_module, dev_site_pages)
     for one in pages:
         blocks = segment(one, scheme)
         for want, got in zip(text_shares_numpy(blocks), blocks_module._text_shares(blocks),
@@ -163,10 +169,7 @@ def test_compiled_text_shares_equal_numpy(dev_site_pages, scheme):
 def test_compiled_block_bounds_equal_numpy(dev_site_pages, scheme):
     from denoise import blocks as blocks_module
 
-    if blocks_module._compiled is None:
-        pytest.skip("the compiled loops are not built here")
-    pages = [*dev_site_pages[:25], Page(id="empty.html", html="<p></p>"),
-             Page(id="bare.html", html="<html></html>")]
+    pages = compared_pages(blocks_module, dev_site_pages)
     for one in pages:
         blocks = segment(one, scheme)
         for want, got in zip(blocks.bounds_numpy(), blocks.bounds, strict=True):

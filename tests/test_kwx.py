@@ -1203,14 +1203,20 @@ def test_compiled_candidate_spans_are_the_numpy_steps(dev_site_pages):
             found.starts, found.ends, found.stop)
 
 
+def compared_pages(module, dev_site_pages) -> list[Page]:
+    """The pages a compiled pass of ``module`` is compared with its numpy steps on (a
+    skip where the extension is not built)."""
+    if module._compiled is None:
+        pytest.skip("the compiled extension is not built")
+    return [Page(id="hotels.html", html=HEAD_PAGE), Page(id="empty.html", html="<p></p>"),
+            *dev_site_pages[:30]]
+
+
 def test_compiled_occurrence_shares_are_the_numpy_steps(dev_site_pages, detector):
     from kwx import candidates as module
     from kwx.text import occurrences
 
-    if module._compiled is None:
-        pytest.skip("the compiled extension is not built")
-    pages = [Page(id="hotels.html", html=HEAD_PAGE), Page(id="empty.html", html="<p></p>"),
-             *dev_site_pages[:30]]
+    pages = compared_pages(module, dev_site_pages)
     scored = 0
     for page in pages:
         for document in (read_document(page, detector), read_document(page)):
@@ -1242,10 +1248,7 @@ def test_compiled_occurrence_shares_are_the_numpy_steps(dev_site_pages, detector
 def test_compiled_kept_chunks_are_the_numpy_steps(dev_site_pages, detector):
     from kwx import document as module
 
-    if module._compiled is None:
-        pytest.skip("the compiled extension is not built")
-    pages = [Page(id="hotels.html", html=HEAD_PAGE), Page(id="empty.html", html="<p></p>"),
-             *dev_site_pages[:30]]
+    pages = compared_pages(module, dev_site_pages)
     removed = 0
     for page in pages:
         parsed = module.parse_page(page)
