@@ -526,7 +526,7 @@ def block_bounds(const int[:, :] spans, const cnp.int64_t[::1] chunk_starts,
     cdef Py_ssize_t n = spans.shape[0], chunks = chunk_starts.shape[0], i
     cdef int first, stop
     if spans.shape[1] != 2 or chunk_ends.shape[0] != chunks:
-        raise ValueError("spans must be (blocks, 2), with one end a chunk start")
+        raise ValueError("spans must be (blocks, 2), and chunk_ends as long as chunk_starts")
     starts_array = np.zeros(n, dtype=np.int64)
     ends_array = np.zeros(n, dtype=np.int64)
     cdef cnp.int64_t[::1] starts = starts_array, ends = ends_array

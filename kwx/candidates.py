@@ -110,8 +110,8 @@ def _occurrence_shares(document: KeywordDocument, found: Words, occ: Occurrences
                        inverse: np.ndarray, tf: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Per candidate (``inverse``: each occurrence's; ``tf``: each candidate's number of
     occurrences), the share of its occurrences with every word capitalized, in ALL CAPS,
-    in anchor text, in a heading (4 x n, float64), and the mean of its occurrences'
-    template scores, each read at its first word (a phrase never leaves its block, and
+    in anchor text, in a heading (4 x candidates, float64), and the mean of its
+    occurrences' template scores, each read at its first word (a phrase never leaves its block, and
     the score is the block's). One compiled pass where built
     (:func:`denoise._compiled.occurrence_shares`), else numpy steps."""
     if _compiled is not None:

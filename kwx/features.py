@@ -55,7 +55,8 @@ def feature_matrix(candidates: Candidates, *, df: np.ndarray | None, query: np.n
     Each feature is written into a row of one (features x candidates) array, returned
     transposed: contiguous writes, where stacking the columns wrote each one strided,
     at twice the cost or more. Computed features are written in place (``out=``), with
-    the same numpy operations, so the same values, as written whole.
+    the same numpy operations on the tables' integer counts, so the same values as
+    computed whole.
     """
     c = candidates
     words = max(c.n_words, 1)

@@ -329,8 +329,8 @@ class _ChunkTokens:
         self.__init__(self.limit)
         self.previous, self.spacy_made = previous, spacy_made
         # the new generation grows as large as the last one did: room for it at once,
-        # rather than doubling up to it, copying as it goes (rows past ``used`` are
-        # never read, so they need no zeros)
+        # rather than doubling up to it, copying as it goes (table rows past ``used``
+        # and entries past the chunks numbered are never read, so they need no zeros)
         self.first, self.count, self.length, self.table = (
             np.empty_like(a) for a in (previous.first, previous.count, previous.length,
                                        previous.table))

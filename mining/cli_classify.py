@@ -269,8 +269,8 @@ def _prediction(classifier: PageClassifier, page: Page, text: str) -> str:
 
 @dataclass
 class PredictJob:
-    """``mining classify predict``'s work on one page (for ``none``, ``page`` and ``main``
-    text; sent to worker processes, where the models load)."""
+    """``mining classify predict``'s work on a page or a batch (for ``none``, ``page`` and
+    ``main`` text; sent to worker processes, where the models load)."""
 
     model: Path
     detector_path: Path | None
@@ -300,8 +300,14 @@ class PredictJob:
         classifier = self.classifier
         assert classifier is not None  # noqa: S101 - setup() ran
         texts = step_by_step(pages, classifier.text_steps(self.detector))
-        return [text if isinstance(text, Exception) else [_prediction(classifier, page, text)]
-                for page, text in zip(pages, texts, strict=True)]
+
+        def lines(pair: tuple[Page, str | Exception]) -> list[str]:
+            page, text = pair
+            if isinstance(text, Exception):
+                raise text  # this page's, kept in its place
+            return [_prediction(classifier, page, text)]
+
+        return step_by_step(list(zip(pages, texts, strict=True)), [lines])
 
 
 @classify_app.command("evaluate")

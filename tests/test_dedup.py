@@ -465,6 +465,9 @@ def test_word_hashes_worked_a_batch_at_a_time_are_each_pages_own(mode):
 
     job = WordsJob(Denoise(mode))
     job.setup()
+    # each mode's text as the detector and the extractor give it whole
+    text_of = {"none": None, "page": lambda page: job.detector.score(page).main_text(),
+               "main": lambda page: job.extractor.extract(page)}[mode]
     pages = [article_page(i, seed=2) for i in range(5)]
     pages.insert(2, Page(id="empty.html", html=""))  # refused: no HTML
     many = job.many(pages)
@@ -473,6 +476,8 @@ def test_word_hashes_worked_a_batch_at_a_time_are_each_pages_own(mode):
         if page.id != "empty.html":
             assert hashes.dtype == np.uint64 and len(hashes) > 20
             assert np.array_equal(hashes, job(page))
+            if text_of is not None:
+                assert np.array_equal(hashes, word_hashes(text_of(page)))
 
 
 def summary(result) -> str:
