@@ -32,7 +32,7 @@ from denoise.cli_batch import (
 from denoise.decode import DEFAULT_MAX_BYTES
 from denoise.detector import DEFAULT_SMOOTHING, PageScores, TemplateDetector
 from denoise.errors import DenoiseError, PageError
-from denoise.features import SCHEME, page_features, parse_blocks
+from denoise.features import SCHEME, features_of, parse_blocks
 from denoise.main_content import MainContentExtractor
 from denoise.model import TemplateModel
 from denoise.output import atomic_text
@@ -352,7 +352,7 @@ class ApplyJob:
         """The lines of each page, worked step by step over the batch
         (:func:`denoise.steps.step_by_step`: the same scores as one page at a time)."""
         assert self.detector is not None  # noqa: S101 - setup() ran
-        return step_by_step(pages, [parse_blocks, lambda parsed: page_features(*parsed),
+        return step_by_step(pages, [parse_blocks, features_of,
                                     self.detector.score_features, self._lines])
 
     def _lines(self, scores: PageScores) -> list[str]:

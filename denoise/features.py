@@ -139,7 +139,13 @@ class PageFeatures:
 
 def extract(page: Page) -> PageFeatures:
     """Parse ``page`` once and compute the features of its scored blocks."""
-    return page_features(*parse_blocks(page))
+    return features_of(parse_blocks(page))
+
+
+def features_of(parsed: tuple[DomIndex, PageBlocks, tuple[np.ndarray, ...]]) -> PageFeatures:
+    """:func:`page_features` of what :func:`parse_blocks` gathered: the two as steps of
+    a batch (:func:`denoise.steps.step_by_step`)."""
+    return page_features(*parsed)
 
 
 def parse_blocks(page: Page) -> tuple[DomIndex, PageBlocks, tuple[np.ndarray, ...]]:

@@ -126,7 +126,7 @@ def _heading_blocks(blocks: PageBlocks) -> np.ndarray:
     """Per block: its tag is a heading (h1-h6)."""
     tags = np.fromiter((tag in _HEADINGS for tag in blocks.vocab), dtype=bool,
                        count=len(blocks.vocab))
-    return np.ascontiguousarray(tags[blocks.tag_ids], dtype=bool)
+    return tags[blocks.tag_ids]
 
 
 def _kept_chunks_numpy(blocks: PageBlocks, scores: PageScores | None,

@@ -33,10 +33,10 @@ from typing import Any
 
 import numpy as np
 
-from denoise.blocks import DomIndex, PageBlocks, covered_chunks, index_dom, segment
+from denoise.blocks import covered_chunks, index_dom, segment
 from denoise.detector import PageScores, TemplateDetector, block_lines
 from denoise.errors import PageError
-from denoise.features import SCHEME, PageFeatures, page_features, parse_blocks
+from denoise.features import SCHEME, features_of, parse_blocks
 from denoise.html import parse_html
 from denoise.main_content import (
     MainContentExtractor,
@@ -133,16 +133,11 @@ def text_steps(mode: Denoise | str, *, detector: TemplateDetector | None = None,
         raise ValueError("site texts need the site's other pages: use page_texts")
     if mode is Denoise.none:
         return [_body_text]
-    features = [parse_blocks, _features_of]
+    features = [parse_blocks, features_of]
     if mode is Denoise.page:
         detector = detector or TemplateDetector.load().at_recall(PAGE_RECALL)
         return [*features, detector.score_features, PageScores.main_text]
     return [*features, (extractor or default_extractor()).text]
-
-
-def _features_of(parsed: tuple[DomIndex, PageBlocks, tuple[np.ndarray, ...]]
-                 ) -> PageFeatures:
-    return page_features(*parsed)
 
 
 def _body_text(page: Page) -> str:
