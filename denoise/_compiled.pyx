@@ -23,13 +23,16 @@ from cpython.unicode cimport (
     PyUnicode_READ,
 )
 from libc.math cimport isnan, log
-from libc.string cimport memcmp, memcpy, memset, strlen, strncmp, strstr
+from libc.string cimport memcmp, memcpy, memset, strcmp, strlen, strncmp, strstr
 
 cdef extern from "<strings.h>" nogil:
     int strncasecmp(const char* a, const char* b, size_t n)
 
 cimport lxml.includes.etreepublic as cetree
-from lxml.includes.tree cimport xmlAttr, xmlNode, XML_ELEMENT_NODE, XML_TEXT_NODE, XML_CDATA_SECTION_NODE
+from lxml.includes.tree cimport (
+    xmlAttr, xmlNode, XML_CDATA_SECTION_NODE, XML_ELEMENT_NODE, XML_TEXT_NODE,
+    XML_XINCLUDE_END, XML_XINCLUDE_START,
+)
 
 cnp.import_array()
 
@@ -1083,6 +1086,140 @@ def markup_stats(root):
         PyMem_Free(out.hosts)
         PyMem_Free(out.cues)
     return bytes_a, hosts_a, cues_a
+
+
+# --- kwx.document: the page's title and meta keywords / description --------------------
+
+cdef inline bint _is_element(xmlNode* node, const char* name) noexcept nogil:
+    """Whether ``node`` is an element named ``name`` (the first letter tells most apart
+    without a call)."""
+    return (node.type == XML_ELEMENT_NODE and node.name[0] == name[0]
+            and strcmp(<const char*>node.name, name) == 0)
+
+
+cdef xmlNode* _title_child(xmlNode* head) noexcept nogil:
+    """The first ``title`` child element of ``head``, NULL when it has none."""
+    cdef xmlNode* child = head.children
+    while child is not NULL and not _is_element(child, "title"):
+        child = child.next
+    return child
+
+
+cdef str _collapsed_text(xmlNode* element):
+    """``" ".join((element.text or "").split())``: lxml's text of an element (its
+    leading text and CDATA nodes, XInclude markers skipped), whitespace runs collapsed
+    as ``str.split`` finds them (:func:`_append`)."""
+    cdef TextBuffer buffer
+    buffer.data = NULL
+    buffer.size = buffer.capacity = buffer.chars = buffer.chunk_start = buffer.chunk_byte = 0
+    buffer.in_chunk = buffer.pending = False
+    cdef xmlNode* node = element.children
+    try:
+        while node is not NULL:
+            if _is_text(node):
+                if node.content is not NULL:
+                    _append(&buffer, <const unsigned char*>node.content)
+            elif node.type != XML_XINCLUDE_START and node.type != XML_XINCLUDE_END:
+                break
+            node = node.next
+        return PyUnicode_DecodeUTF8(buffer.data, buffer.size, NULL) if buffer.size else ""
+    finally:
+        PyMem_Free(buffer.data)
+
+
+cdef xmlAttr* _attribute_node(xmlNode* node, const char* name) noexcept nogil:
+    """The attribute ``name`` of ``node`` without a namespace (what lxml's ``get``
+    reads), NULL when there is none. libxml2's own lookup is not exported by lxml."""
+    cdef xmlAttr* attr = node.properties
+    while attr is not NULL and (attr.ns is not NULL
+                                or strcmp(<const char*>attr.name, name) != 0):
+        attr = attr.next
+    return attr
+
+
+cdef bytes _attribute_value(xmlAttr* attr):
+    """An attribute's value as UTF-8 bytes: its text children joined, as libxml2 gives
+    it to lxml (b"" for an attribute without a value)."""
+    cdef xmlNode* child = attr.children
+    if child is not NULL and child.next is NULL and child.content is not NULL:
+        return <bytes>(<const char*>child.content)
+    value = b""
+    while child is not NULL:
+        if child.content is not NULL:
+            value += <bytes>(<const char*>child.content)
+        child = child.next
+    return value
+
+
+cdef str _attribute(xmlNode* node, const char* name):
+    """``node.get(name) or ""``."""
+    cdef xmlAttr* attr = _attribute_node(node, name)
+    return "" if attr is NULL else _attribute_value(attr).decode("utf-8")
+
+
+cdef int _meta_role(xmlNode* meta) except -1:
+    """What a ``meta`` element's ``name`` (else ``property``), stripped and lower-cased,
+    names: 1 keywords, 2 a description, 0 anything else. ASCII values are compared
+    here; others go through ``str.strip`` and ``str.lower``, as Python would."""
+    cdef xmlAttr* attr = _attribute_node(meta, "name")
+    value = _attribute_value(attr) if attr is not NULL else b""
+    if not value:
+        attr = _attribute_node(meta, "property")
+        if attr is NULL:
+            return 0
+        value = _attribute_value(attr)
+    cdef const unsigned char* s = value
+    cdef Py_ssize_t n = len(value), a = 0, b = n, k
+    for k in range(n):
+        if s[k] >= 128:
+            name = value.decode("utf-8").strip().lower()
+            return 1 if name == "keywords" else 2 if name in ("description",
+                                                              "og:description") else 0
+    while a < b and _space_at(s, a, n):
+        a += 1
+    while b > a and _space_at(s, b - 1, n):
+        b -= 1
+    if b - a == 8 and strncasecmp(<const char*>s + a, "keywords", 8) == 0:
+        return 1
+    if (b - a == 11 and strncasecmp(<const char*>s + a, "description", 11) == 0) or (
+            b - a == 14 and strncasecmp(<const char*>s + a, "og:description", 14) == 0):
+        return 2
+    return 0
+
+
+def head_texts(root):
+    """``kwx.document._head_texts`` in one pass over libxml2's nodes: the page's
+    ``<title>`` (``head/title`` under an ``<html>`` root, else the first ``head``'s
+    anywhere below), whitespace collapsed, and the first non-empty ``content`` of a
+    meta keywords and of a meta description (or og:description)."""
+    cdef cetree._Element top = <cetree._Element?>root
+    cdef xmlNode* start = top._c_node
+    cdef xmlNode* node
+    cdef xmlNode* title = NULL
+    cdef int role
+    keywords = description = ""
+    if _is_element(start, "html"):
+        node = start.children
+        while node is not NULL and title is NULL:
+            if _is_element(node, "head"):
+                title = _title_child(node)
+            node = node.next
+    else:
+        node = _next_element(start, start)
+        while node is not NULL and title is NULL:
+            if _is_element(node, "head"):
+                title = _title_child(node)
+            node = _next_element(node, start)
+    node = start
+    while node is not NULL and not (keywords and description):
+        if _is_element(node, "meta"):
+            role = _meta_role(node)
+            if role == 1 and not keywords:
+                keywords = _attribute(node, "content")
+            elif role == 2 and not description:
+                description = _attribute(node, "content")
+        node = _next_element(node, start)
+    return _collapsed_text(title) if title is not NULL else "", keywords, description
 
 
 cdef inline xmlNode* _next_element(xmlNode* node, xmlNode* start) noexcept nogil:

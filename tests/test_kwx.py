@@ -445,6 +445,45 @@ def test_the_title_of_an_svg_icon_is_not_the_pages_title():
     assert doc.title == ""
 
 
+HEAD_CASES = [
+    HEAD_PAGE,
+    # an empty name gives way to the property; case and whitespace around a name go
+    '<html><head><meta name="" property="og:description" content="from the property">'
+    '<meta name=" KeyWords\t" content="spaced keywords"></head><body><p>x</p></body></html>',
+    # whitespace and letters past ASCII: str.strip and str.lower decide (KELVIN SIGN
+    # lower-cases to k)
+    '<html><head><meta name="\u00a0description\u3000" content="wide spaces">'
+    '<meta name="\u212aeywords" content="kelvin"></head><body><p>x</p></body></html>',
+    '<html><head><meta name="keywordsx" content="no"><meta name="keywords">'
+    '<meta name="keywords" content="a &amp; b"><meta name>'
+    '<title>  Cheap\u00a0 New\n York\u2003 &amp; more </title></head><body></body></html>',
+    '<html><head><title></title></head><body><meta name="DESCRIPTION" content="late">'
+    '</body></html>',
+    "<html><body><p>no head</p></body></html>",
+]
+
+
+def test_the_compiled_head_texts_are_lxmls(dev_site_pages):
+    from lxml import etree
+
+    from denoise.html import parse_html
+    from kwx.document import _compiled, _head_texts_python
+    if _compiled is None:
+        pytest.skip("the compiled extension is not built here")
+
+    for html in HEAD_CASES + [page.html for page in dev_site_pages]:
+        root = parse_html(html)
+        assert _compiled.head_texts(root) == _head_texts_python(root), html[:200]
+    # a root that is not <html>: its first head's title, wherever the head is
+    root = etree.Element("div")
+    etree.SubElement(etree.SubElement(root, "section"), "p").text = "x"
+    head = etree.SubElement(etree.SubElement(root, "div"), "head")
+    etree.SubElement(head, "title").text = " the\ttitle "
+    assert _compiled.head_texts(root) == _head_texts_python(root) == ("the title", "", "")
+    assert _compiled.head_texts(parse_html(HEAD_CASES[3]))[:2] == (
+        "Cheap New York & more", "a & b")
+
+
 def test_blocks_are_separated_by_a_break_no_phrase_crosses(head_candidates):
     doc = head_candidates[0].document
     assert doc.text.splitlines() == [
