@@ -23,7 +23,7 @@ from cpython.unicode cimport (
     PyUnicode_READ,
 )
 from libc.math cimport isnan, log
-from libc.string cimport memcmp, memcpy, memset, strcmp, strlen, strncmp, strstr
+from libc.string cimport memcpy, memset, strcmp, strlen, strncmp, strstr
 
 cdef extern from "<strings.h>" nogil:
     int strncasecmp(const char* a, const char* b, size_t n)
@@ -981,13 +981,16 @@ _index_cue_words()
 cdef unsigned int _cues_of(const unsigned char* value) noexcept nogil:
     """The cue bits of one attribute value (matched in lower case, first 255 bytes).
 
-    One pass over the value: at each byte, only the words starting with it are tried.
+    One pass over the value: at each byte, only the words starting with it are tried,
+    letter by letter (a call to ``memcmp`` for each try cost more than the few letters
+    most tries read: ``markup_stats`` 70 -> 62 us a page, ad hoc).
     """
     cdef char low[256]
-    cdef Py_ssize_t i = 0, at
+    cdef Py_ssize_t i = 0, at, j, length
     cdef unsigned int bits = 0
     cdef unsigned char c
     cdef int k, q
+    cdef const char* word
     while value[i] != 0 and i < 255:
         c = value[i]
         low[i] = <char>(c + 32 if 65 <= c <= 90 else c)
@@ -997,8 +1000,14 @@ cdef unsigned int _cues_of(const unsigned char* value) noexcept nogil:
         c = <unsigned char>low[at]
         for q in range(_FIRST[c], _FIRST[c + 1]):
             k = _BY_FIRST[q]
-            if ((bits >> _CUE_BITS[k]) & 1) == 0 and at + _CUE_LENGTHS[k] <= i and memcmp(
-                    low + at + 1, _CUE_WORDS[k] + 1, _CUE_LENGTHS[k] - 1) == 0:
+            length = _CUE_LENGTHS[k]
+            if (bits >> _CUE_BITS[k]) & 1 or at + length > i:
+                continue
+            word = _CUE_WORDS[k]
+            j = 1
+            while j < length and low[at + j] == word[j]:
+                j += 1
+            if j == length:
                 bits |= 1u << _CUE_BITS[k]
     return bits
 
