@@ -1287,9 +1287,34 @@ def sibling_ranks(const int[:] parents):
     return rank_a, size_a
 
 
+#: log(k) for k = 0, 1, 2... (log 0 taken as 0; never read), grown as pages need, up to
+#: _MAX_KEPT_LOGS entries (8 MB); a page that needs more gets a table of its own
+_LOGS = np.zeros(1)
+DEF _MAX_KEPT_LOGS = 1 << 20  # noqa
+
+
+cdef object _log_table(Py_ssize_t n):
+    """The logarithms of the integers up to ``n``, as a float64 array."""
+    global _LOGS
+    if _LOGS.shape[0] > n:
+        return _LOGS
+    size = max(n + 1, 2 * _LOGS.shape[0])
+    with np.errstate(divide="ignore"):
+        logs = np.log(np.arange(size, dtype=np.float64))
+    logs[0] = 0.0
+    if size <= _MAX_KEPT_LOGS:
+        _LOGS = logs
+    return logs
+
+
 def node_kl(const long long[::1] ids, const long long[:, ::1] spans, Py_ssize_t vocab_size):
     """Per span of ``ids``: KL divergence from its word distribution to the rest of the
-    page's, add-one smoothed (see ``denoise.features._kl_python``)."""
+    page's, add-one smoothed (see ``denoise.features._kl_python``).
+
+    Every probability is a ratio of counts, so each term's logarithm is a sum of
+    logarithms of integers, read from a table (a ``log`` call for each distinct word of
+    each span took most of the time); the sums round differently from the log of the
+    ratio, in the last bits."""
     cdef Py_ssize_t n = spans.shape[0]
     cdef Py_ssize_t total = ids.shape[0]
     out_a = np.zeros(n, dtype=np.float64)
@@ -1299,9 +1324,11 @@ def node_kl(const long long[::1] ids, const long long[:, ::1] spans, Py_ssize_t 
     cdef long long* page = <long long*>cnp.PyArray_DATA(page_a)
     cdef long long* here = <long long*>cnp.PyArray_DATA(here_a)
     cdef const long long* word = &ids[0] if total else NULL
+    logs_a = _log_table(total + max(vocab_size, 1))
+    cdef const double* logs = <const double*>cnp.PyArray_DATA(logs_a)
     cdef Py_ssize_t i, j, start, end, length
     cdef long long w
-    cdef double p_block, p_rest, rest, kl
+    cdef double kl, outside
 
     for j in range(total):
         if not 0 <= word[j] < vocab_size:
@@ -1314,16 +1341,16 @@ def node_kl(const long long[::1] ids, const long long[:, ::1] spans, Py_ssize_t 
             continue
         if start < 0 or end > total:
             raise ValueError("spans must lie within the ids")
-        rest = <double>(total - length) + vocab_size
         for j in range(start, end):
             here[word[j]] += 1
+        # p_block = here / length, p_rest = (page - here + 1) / (total - length + vocab)
+        outside = logs[total - length + vocab_size] - logs[length]
         kl = 0.0
         for j in range(start, end):
             w = word[j]
             if here[w] > 0:  # first sight of the word in this span: its term, once
-                p_block = here[w] / <double>length
-                p_rest = (page[w] - here[w] + 1.0) / rest
-                kl += p_block * log(p_block / p_rest)
+                kl += here[w] / <double>length * (
+                    logs[here[w]] - logs[page[w] - here[w] + 1] + outside)
                 here[w] = 0  # done, and clean for the next span
         out[i] = kl
     return out_a

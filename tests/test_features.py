@@ -325,6 +325,21 @@ def test_compiled_kl_divergence_equals_python(seed):
                        _kl_python(ids, spans, vocabulary))
 
 
+def test_compiled_kl_divergence_of_a_page_past_the_kept_table_of_logarithms():
+    # the logarithms of counts come from a table kept up to 2**20 entries; a bigger
+    # page gets a table of its own, with the same answers
+    from denoise import _compiled
+    from denoise.features import _kl_python
+
+    rng = np.random.default_rng(7)
+    ids = rng.integers(0, 5_000, (1 << 20) + 10).astype(np.int64)
+    spans = np.array([[0, len(ids)], [10, 100_000], [500_000, 500_003], [7, 7]])
+    assert np.allclose(_compiled.node_kl(ids, spans, 5_000), _kl_python(ids, spans, 5_000))
+    small = np.array([0, 1, 1], dtype=np.int64)
+    assert np.allclose(_compiled.node_kl(small, np.array([[0, 2]]), 2),
+                       _kl_python(small, np.array([[0, 2]]), 2))
+
+
 # --- compiled and Python feature paths ---------------------------------------------------
 
 
