@@ -2037,7 +2037,8 @@ def forest_proba(const TreeNode[::1] nodes, const int[::1] roots, const int[::1]
     A node is 8 bytes: threshold (or a leaf's value), feature and where its children
     are (the left one next, a leaf its own child). So with
     ``steps[t]`` tree ``t``'s depth every walk takes the same number of steps without
-    a test for leaves, a step picks the child by masks rather than a branch, eight
+    a test for leaves, a step picks the child by masks rather than a branch (a
+    conditional expression compiled to a branch, and ran 2.5x slower), eight
     rows go down a tree together so their loads overlap, and one tree at a time stays
     in the cache. Each row sums the trees in order.
     """
@@ -2837,17 +2838,96 @@ cdef inline cnp.uint64_t _string_id(str ascii_text, dict symbols) except? 0:
     return _murmur64(PyUnicode_1BYTE_DATA(ascii_text), n, 1)
 
 
+cdef packed struct _LexiconSlot:
+    cnp.uint64_t hash  # _murmur64 of the word, as its spaCy id is made
+    cnp.uint64_t symbol  # the word's fixed id when it is a symbol's name
+    cnp.int32_t offset  # where the word's bytes start in ``text``; -1: an empty slot
+    cnp.int32_t length
+    cnp.uint8_t is_symbol
+    cnp.uint8_t is_stop
+
+
+DEF _LONGEST_LOOKED_UP = 64  # noqa
+
+
+cdef class AsciiLexicon:
+    """spaCy's stop words and symbol names (``spacy.symbols.IDS``), those in ASCII,
+    looked up from a token's lower-cased bytes: a token's row needs no Python string of
+    it (making one and looking it up in a set and a dict was most of a new token's
+    cost). Words are confirmed byte by byte; the answers are the set's and the dict's.
+    """
+    cdef object slots_a
+    cdef _LexiconSlot* slots
+    cdef Py_ssize_t mask
+    cdef bytes text
+
+    def __cinit__(self, stops, dict symbols not None):
+        words = {}  # word -> [a stop word, its symbol id or None]
+        for word in stops:
+            if isinstance(word, str) and word.isascii():
+                words.setdefault(word, [False, None])[0] = True
+        for word, symbol in symbols.items():
+            if isinstance(word, str) and word.isascii():
+                words.setdefault(word, [False, None])[1] = symbol
+        cdef Py_ssize_t size = 16, at = 0
+        while size < 2 * len(words):
+            size <<= 1
+        self.slots_a = np.zeros(size * sizeof(_LexiconSlot), dtype=np.uint8)
+        self.slots = <_LexiconSlot*>cnp.PyArray_DATA(self.slots_a)
+        self.mask = size - 1
+        cdef Py_ssize_t i
+        for i in range(size):
+            self.slots[i].offset = -1
+        self.text = "".join(words).encode("ascii")
+        cdef const unsigned char* text = self.text
+        cdef _LexiconSlot* slot
+        cdef cnp.uint64_t h
+        for word, (stop, symbol) in words.items():
+            h = _murmur64(text + at, len(word), 1)
+            slot = &self.slots[h & <cnp.uint64_t>self.mask]
+            while slot.offset >= 0:
+                slot = &self.slots[(slot - self.slots + 1) & self.mask]
+            slot.hash, slot.offset, slot.length = h, <cnp.int32_t>at, <cnp.int32_t>len(word)
+            slot.is_stop = stop
+            slot.is_symbol = symbol is not None
+            slot.symbol = symbol if symbol is not None else 0
+            at += len(word)
+
+    cdef const _LexiconSlot* find(self, const Py_UCS1* word, Py_ssize_t length,
+                                  cnp.uint64_t h) noexcept:
+        """The slot of ``word[:length]`` (hashed to ``h``), NULL when it is neither."""
+        cdef const _LexiconSlot* slot = &self.slots[h & <cnp.uint64_t>self.mask]
+        cdef const unsigned char* text = self.text
+        cdef Py_ssize_t k
+        while slot.offset >= 0:
+            if slot.hash == h and slot.length == length:
+                k = 0
+                while k < length and text[slot.offset + k] == word[k]:
+                    k += 1
+                if k == length:
+                    return slot
+            slot = &self.slots[(slot - self.slots + 1) & self.mask]
+        return NULL
+
+
 cdef int _ascii_row(const Py_UCS1* s, Py_ssize_t length, cnp.uint64_t* row,
-                    const _AsciiClasses* classes, stops, dict symbols) except -1:
+                    const _AsciiClasses* classes, AsciiLexicon lexicon) except -1:
     """The row of the ASCII token ``s[:length]``, at offset 0 and with "no space after"
-    0 (the caller sets those)."""
+    0 (the caller sets those). A token up to 64 bytes is lowered on the stack and looked
+    up in ``lexicon``; a longer one, never a stop word or symbol, is hashed from a copy."""
     cdef Py_ssize_t i
     cdef unsigned char c
     cdef bint punct = True, space = length > 0  # as spaCy's is_punct and str.isspace say of ""
     cdef bint upper_seen = False, lower_seen = False, after_cased = False, alnum = False
     cdef bint title = True
-    lowered = PyUnicode_New(length, 127)  # filled below, before anyone sees it
-    cdef Py_UCS1* low = PyUnicode_1BYTE_DATA(lowered)
+    cdef Py_UCS1 short[_LONGEST_LOOKED_UP]
+    cdef Py_UCS1* low = short
+    cdef cnp.uint64_t h
+    cdef const _LexiconSlot* slot = NULL
+    lowered = None
+    if length > _LONGEST_LOOKED_UP:
+        lowered = PyUnicode_New(length, 127)  # filled below, before anyone sees it
+        low = PyUnicode_1BYTE_DATA(lowered)
     for i in range(length):
         c = s[i]
         punct = punct and classes.punct[c]
@@ -2863,10 +2943,13 @@ cdef int _ascii_row(const Py_UCS1* s, Py_ssize_t length, cnp.uint64_t* row,
             after_cased = False
             alnum = alnum or (48 <= c <= 57)
         low[i] = c
-    row[0] = _string_id(lowered, symbols)
+    h = _murmur64(low, length, 1) if length else 0  # spaCy's id of "" is 0
+    if length <= _LONGEST_LOOKED_UP:
+        slot = lexicon.find(low, length, h)
+    row[0] = slot.symbol if slot is not NULL and slot.is_symbol else h
     row[1] = punct
     row[2] = space
-    row[3] = lowered in stops
+    row[3] = slot is not NULL and slot.is_stop
     row[4] = title and (upper_seen or lower_seen)
     row[5] = upper_seen and not lower_seen
     row[6] = alnum
@@ -2877,12 +2960,12 @@ cdef int _ascii_row(const Py_UCS1* s, Py_ssize_t length, cnp.uint64_t* row,
     return 0
 
 
-def ascii_token_rows(list tokens, stops, dict symbols not None):
+def ascii_token_rows(list tokens, AsciiLexicon lexicon not None):
     """kwx.text's token rows (11 columns: id, punct, space, stop, title, upper, letter or
     digit, joiner, offset 0, length, no space after) of the ASCII tokens among
-    ``tokens``, what spaCy's English lexeme getters give (``stops``: its stop words;
-    ``symbols``: ``spacy.symbols.IDS``, the strings whose id is not their hash); and
-    the indices of the others, whose rows are left 0 for the Python getters."""
+    ``tokens``, what spaCy's English lexeme getters give (``lexicon``: its stop words,
+    and the strings whose id is not their hash, ``spacy.symbols.IDS``); and the indices
+    of the others, whose rows are left 0 for the Python getters."""
     cdef Py_ssize_t n = len(tokens), t
     cdef _AsciiClasses classes
     rows_array = np.zeros((n, 11), dtype=np.uint64)
@@ -2894,8 +2977,8 @@ def ascii_token_rows(list tokens, stops, dict symbols not None):
         if not PyUnicode_IS_ASCII(token):
             others.append(t)
             continue
-        _ascii_row(PyUnicode_1BYTE_DATA(token), len(<str>token), &rows[t, 0], &classes, stops,
-                   symbols)
+        _ascii_row(PyUnicode_1BYTE_DATA(token), len(<str>token), &rows[t, 0], &classes,
+                   lexicon)
     return rows_array, others
 
 
@@ -2912,8 +2995,8 @@ cdef inline bint _one_ascii_token(const Py_UCS1* s, Py_ssize_t n) noexcept:
 
 
 def chunk_rows(list chunks, exceptions, ChunkTable previous, previous_first, previous_count,
-               previous_table, dict shapes not None, specials, Py_ssize_t max_chars, stops,
-               dict symbols not None):
+               previous_table, dict shapes not None, specials, Py_ssize_t max_chars,
+               AsciiLexicon lexicon not None):
     """The token rows (kwx.text's 11 columns) of the chunks that need no spaCy call, in
     one pass: a chunk of ASCII letters only or digits only that is not among
     ``exceptions`` (one token, "no space after" set, as ``_single_token_rows`` makes
@@ -2970,8 +3053,7 @@ def chunk_rows(list chunks, exceptions, ChunkTable previous, previous_first, pre
             rows = rows_array
         counts[i] = count
         if way == 0:
-            _ascii_row(PyUnicode_1BYTE_DATA(chunk), length, &rows[used, 0], &classes, stops,
-                       symbols)
+            _ascii_row(PyUnicode_1BYTE_DATA(chunk), length, &rows[used, 0], &classes, lexicon)
             rows[used, 10] = 1
         elif way == 1:
             for k in range(count):
@@ -2983,7 +3065,7 @@ def chunk_rows(list chunks, exceptions, ChunkTable previous, previous_first, pre
                 if not 0 <= a <= b <= length:
                     raise ValueError("a shape's cut is outside its chunk")
                 _ascii_row(s + <Py_ssize_t>a, <Py_ssize_t>b - <Py_ssize_t>a, &rows[used + k, 0],
-                           &classes, stops, symbols)
+                           &classes, lexicon)
                 rows[used + k, 8] = a
         used += count
     return rows_array[:used].copy(), counts_array

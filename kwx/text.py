@@ -348,7 +348,7 @@ class _ChunkTokens:
         by_shape = _shape_cuts()
         rows, counts = _compiled.chunk_rows(
             chunks, _exceptions(), *kept, by_shape.shapes if by_shape.enabled else {},
-            by_shape.specials, MAX_CHARS, _stop_words(), _symbols())
+            by_shape.specials, MAX_CHARS, _lexicon())
         left = counts < 0
         if not left.any():
             self._append(chunks, rows, counts)
@@ -512,7 +512,7 @@ def _lexeme_rows(tokens: list[str]) -> np.ndarray:
     getters (what spaCy would store in a new lexeme): compiled for ASCII tokens, where
     they agree with the getters on a probe (:func:`_compiled_rows_agree`)."""
     if _compiled is not None and _compiled_rows_agree():
-        rows, others = _compiled.ascii_token_rows(tokens, _stop_words(), _symbols())
+        rows, others = _compiled.ascii_token_rows(tokens, _lexicon())
         if others:
             rows[others] = _getter_rows([tokens[i] for i in others])
         return rows
@@ -534,6 +534,12 @@ def _symbols() -> dict[str, int]:
     return dict(IDS)
 
 
+@cache
+def _lexicon():
+    """The stop words and symbol names the compiled rows look ASCII tokens up in."""
+    return _compiled.AsciiLexicon(_stop_words(), _symbols())
+
+
 #: ASCII tokens the compiled rows are checked on once: every character, and words of
 #: every case, stop words, symbols ("aux" has a fixed id), joiners, punctuation runs,
 #: and every length from 1 to 23 (the compiled hash reads eight bytes at a time).
@@ -547,7 +553,7 @@ _PROBE = [*map(chr, range(128)), "The", "THE", "the", "tHe", "Th", "T", "A1", "a
 def _compiled_rows_agree() -> bool:
     """Whether the compiled rows of ASCII tokens are the getters' rows on :data:`_PROBE`
     (another spaCy may read its attributes otherwise: then the getters do it all)."""
-    rows, others = _compiled.ascii_token_rows(_PROBE, _stop_words(), _symbols())
+    rows, others = _compiled.ascii_token_rows(_PROBE, _lexicon())
     return not others and np.array_equal(rows, _getter_rows(_PROBE))
 
 

@@ -1185,6 +1185,7 @@ def test_compiled_token_rows_that_disagree_with_the_getters_are_not_used(monkeyp
     if module._compiled is None:
         pytest.skip("the compiled extension is not built")
     module._compiled_rows_agree.cache_clear()
+    module._lexicon.cache_clear()  # made of the stop words
     monkeypatch.setattr(module, "_stop_words", lambda: frozenset())  # another spaCy's
     try:
         assert not module._compiled_rows_agree()
@@ -1192,6 +1193,7 @@ def test_compiled_token_rows_that_disagree_with_the_getters_are_not_used(monkeyp
         assert np.array_equal(module._lexeme_rows(tokens), module._getter_rows(tokens))
     finally:
         module._compiled_rows_agree.cache_clear()
+        module._lexicon.cache_clear()
 
 
 @pytest.mark.parametrize("max_words", [1, 2, 5, 10])
@@ -1402,7 +1404,7 @@ def test_the_compiled_chunk_rows_are_the_python_steps_rows(dev_site_pages):
     rows, counts = module._compiled.chunk_rows(
         mixed, module._exceptions(), previous.number, previous.first, previous.count,
         previous.table, by_shape.shapes, by_shape.specials, module.MAX_CHARS,
-        module._stop_words(), module._symbols())
+        module._lexicon())
     compiled = _rows_by_chunk(mixed, rows, counts)
     assert all(chunk in compiled for chunk in mixed[:500])  # the previous cache's
     cut = [c for c in new if c in compiled and c.isascii() and not c.isalnum()]
@@ -1418,7 +1420,7 @@ def test_the_compiled_chunk_rows_are_the_python_steps_rows(dev_site_pages):
     module._learn_shapes(by_shape, many[:1], *module._spacy_chunk_rows(many[:1]))
     rows, counts = module._compiled.chunk_rows(
         many, module._exceptions(), None, None, None, None, by_shape.shapes,
-        by_shape.specials, module.MAX_CHARS, module._stop_words(), module._symbols())
+        by_shape.specials, module.MAX_CHARS, module._lexicon())
     assert (counts == 7).all() and len(rows) > 2 * len(many) + 16
     order, python_rows, sizes = cache._rows_of(many)
     python = _rows_by_chunk(order, python_rows, sizes)
@@ -1428,7 +1430,7 @@ def test_the_compiled_chunk_rows_are_the_python_steps_rows(dev_site_pages):
         module._compiled.chunk_rows(
             mixed[:10], module._exceptions(), previous.number, previous.first[:0],
             previous.count[:0], previous.table, by_shape.shapes, by_shape.specials,
-            module.MAX_CHARS, module._stop_words(), module._symbols())
+            module.MAX_CHARS, module._lexicon())
 
 
 def test_the_compiled_string_ids_are_spacys():
