@@ -2920,8 +2920,8 @@ cdef int _ascii_row(const Py_UCS1* s, Py_ssize_t length, cnp.uint64_t* row,
     cdef bint punct = True, space = length > 0  # as spaCy's is_punct and str.isspace say of ""
     cdef bint upper_seen = False, lower_seen = False, after_cased = False, alnum = False
     cdef bint title = True
-    cdef Py_UCS1 short[_LONGEST_LOOKED_UP]
-    cdef Py_UCS1* low = short
+    cdef Py_UCS1 on_stack[_LONGEST_LOOKED_UP]
+    cdef Py_UCS1* low = on_stack
     cdef cnp.uint64_t h
     cdef const _LexiconSlot* slot = NULL
     lowered = None

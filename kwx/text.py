@@ -535,7 +535,7 @@ def _symbols() -> dict[str, int]:
 
 
 @cache
-def _lexicon():
+def _lexicon() -> _compiled.AsciiLexicon:
     """The stop words and symbol names the compiled rows look ASCII tokens up in."""
     return _compiled.AsciiLexicon(_stop_words(), _symbols())
 
