@@ -125,3 +125,18 @@ def test_compiled_block_cuts_refuse_a_tree_out_of_preorder():
         blocks._compiled.cut_blocks(np.ones(len(parents), dtype=bool), parents,
                                     dom.chunk_starts, dom.chunk_ends, dom.chunk_owner,
                                     dom.tag_ids, dom.depths, dom.lines)
+
+
+@pytest.mark.parametrize("name", ["_compiled", "_isotonic"])
+def test_a_built_extension_imports(name):
+    # the extensions are optional: one that was built but cannot be imported (say, it
+    # calls a libxml2 function lxml does not export) would fall back to Python silently
+    import importlib
+    from pathlib import Path
+
+    import denoise
+
+    folder = Path(denoise.__file__).parent
+    if not [*folder.glob(f"{name}.*.so"), *folder.glob(f"{name}.*.pyd")]:
+        pytest.skip(f"denoise.{name} is not built here")
+    importlib.import_module(f"denoise.{name}")
