@@ -1298,7 +1298,7 @@ cdef object _log_table(Py_ssize_t n):
     global _LOGS
     if _LOGS.shape[0] > n:
         return _LOGS
-    size = max(n + 1, 2 * _LOGS.shape[0])
+    size = max(n + 1, min(2 * _LOGS.shape[0], _MAX_KEPT_LOGS))  # doubling, up to the cap
     with np.errstate(divide="ignore"):
         logs = np.log(np.arange(size, dtype=np.float64))
     logs[0] = 0.0
