@@ -2913,8 +2913,8 @@ cdef class AsciiLexicon:
 cdef int _ascii_row(const Py_UCS1* s, Py_ssize_t length, cnp.uint64_t* row,
                     const _AsciiClasses* classes, AsciiLexicon lexicon) except -1:
     """The row of the ASCII token ``s[:length]``, at offset 0 and with "no space after"
-    0 (the caller sets those). A token up to 64 bytes is lowered on the stack and looked
-    up in ``lexicon``; a longer one, never a stop word or symbol, is hashed from a copy."""
+    0 (the caller sets those). A token up to 64 bytes is lowered on the stack, a longer
+    one into a string made for it."""
     cdef Py_ssize_t i
     cdef unsigned char c
     cdef bint punct = True, space = length > 0  # as spaCy's is_punct and str.isspace say of ""
@@ -2923,7 +2923,7 @@ cdef int _ascii_row(const Py_UCS1* s, Py_ssize_t length, cnp.uint64_t* row,
     cdef Py_UCS1 on_stack[_LONGEST_LOOKED_UP]
     cdef Py_UCS1* low = on_stack
     cdef cnp.uint64_t h
-    cdef const _LexiconSlot* slot = NULL
+    cdef const _LexiconSlot* slot
     lowered = None
     if length > _LONGEST_LOOKED_UP:
         lowered = PyUnicode_New(length, 127)  # filled below, before anyone sees it
@@ -2944,8 +2944,7 @@ cdef int _ascii_row(const Py_UCS1* s, Py_ssize_t length, cnp.uint64_t* row,
             alnum = alnum or (48 <= c <= 57)
         low[i] = c
     h = _murmur64(low, length, 1) if length else 0  # spaCy's id of "" is 0
-    if length <= _LONGEST_LOOKED_UP:
-        slot = lexicon.find(low, length, h)
+    slot = lexicon.find(low, length, h)
     row[0] = slot.symbol if slot is not NULL and slot.is_symbol else h
     row[1] = punct
     row[2] = space
