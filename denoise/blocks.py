@@ -89,9 +89,7 @@ class DomIndex:
 
     def has_tag(self, names: frozenset[str]) -> np.ndarray:
         """Bool per element: its tag is one of ``names``."""
-        wanted = np.fromiter((name in names for name in self.vocab), dtype=bool,
-                             count=len(self.vocab))
-        return wanted[self.tag_ids]
+        return tags_among(self.vocab, self.tag_ids, names)
 
     def elements(self) -> list[etree._Element]:
         """The lxml elements in walk order (made on demand: most callers need none)."""
@@ -170,6 +168,13 @@ except ImportError:  # the compiled walk is optional
 
 #: Which walk this installation runs: "compiled" or "python".
 WALK = "compiled" if _walk_compiled is not None else "python"
+
+
+def tags_among(vocab: list[str], tag_ids: np.ndarray, names: frozenset[str]) -> np.ndarray:
+    """Bool per ``tag_ids`` entry: its tag (in ``vocab``) is one of ``names``; each name
+    of the vocabulary is looked up once."""
+    wanted = np.fromiter((name in names for name in vocab), dtype=bool, count=len(vocab))
+    return wanted[tag_ids]
 
 
 def index_dom(root: etree._Element, *, compiled: bool | None = None,
@@ -285,6 +290,10 @@ class PageBlocks:
         """Tag name per block."""
         vocab = self.vocab
         return tuple(vocab[i] for i in self.tag_ids.tolist())
+
+    def has_tag(self, names: frozenset[str]) -> np.ndarray:
+        """Bool per block: its tag is one of ``names``."""
+        return tags_among(self.vocab, self.tag_ids, names)
 
     @cached_property
     def chunks(self) -> tuple[str, ...]:

@@ -118,15 +118,8 @@ def _kept_chunks(blocks: PageBlocks, scores: PageScores | None,
         blocks.chunk_ends.astype(np.int64, copy=False),
         blocks.chunk_in_link.astype(bool, copy=False),
         np.ascontiguousarray(block_scores, dtype=np.float64), float(threshold),
-        _heading_blocks(blocks))
+        blocks.has_tag(_HEADINGS))
     return keep, offsets, link, heading, template, int(removed)
-
-
-def _heading_blocks(blocks: PageBlocks) -> np.ndarray:
-    """Per block: its tag is a heading (h1-h6)."""
-    tags = np.fromiter((tag in _HEADINGS for tag in blocks.vocab), dtype=bool,
-                       count=len(blocks.vocab))
-    return tags[blocks.tag_ids]
 
 
 def _kept_chunks_numpy(blocks: PageBlocks, scores: PageScores | None,
@@ -146,8 +139,7 @@ def _kept_chunks_numpy(blocks: PageBlocks, scores: PageScores | None,
     offsets = np.zeros(len(kept), dtype=np.int64)  # where block_lines puts each chunk
     if len(kept):
         offsets[1:] = np.cumsum(lengths[:-1] + 1)
-    tags = np.array([tag in _HEADINGS for tag in blocks.vocab] + [False])
-    heading = tags[np.where(owners >= 0, blocks.tag_ids[owners], -1)]
+    heading = np.append(blocks.has_tag(_HEADINGS), False)[owners]  # -1, no block: False
     removed = int(((ends - starts)[in_body & ~keep]).sum())
     return (keep, offsets, blocks.chunk_in_link[kept], heading,
             template[kept].astype(np.float64), removed)
