@@ -55,6 +55,12 @@ def base_tree(git: str, revision: str, folder: Path) -> Path:
     return folder
 
 
+def drop_tree(git: str, folder: Path) -> None:
+    """Remove the worktree :func:`base_tree` made (nothing to do when it made none)."""
+    subprocess.run([git, "-C", str(ROOT), "worktree", "remove", "--force", str(folder)],
+                   capture_output=True, check=False)
+
+
 def with_path(tree: Path) -> dict[str, str]:
     """The environment that imports the toolkit from ``tree``. PYTHONSAFEPATH keeps
     ``python -c`` from putting the current folder before it: run from the repository
@@ -139,8 +145,7 @@ def main() -> None:
             lines += compare(work, key, source, args.size, trees, args.rounds, args.jobs)
         emit("\n".join(lines), args.markdown)
     finally:
-        subprocess.run([git, "-C", str(ROOT), "worktree", "remove", "--force",
-                        str(scratch / "base")], capture_output=True)
+        drop_tree(git, scratch / "base")
         shutil.rmtree(scratch, ignore_errors=True)
 
 

@@ -23,7 +23,6 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import itertools
-import subprocess
 import sys
 import tempfile
 import time
@@ -38,7 +37,7 @@ for folder in (ROOT, HERE):  # run as `python benchmarks/kernels_ab.py` without 
     if str(folder) not in sys.path:
         sys.path.insert(0, str(folder))
 
-from ab import base_tree  # noqa: E402
+from ab import base_tree, drop_tree  # noqa: E402
 from benchmarks_common import emit, load_pages  # noqa: E402
 
 from denoise import _compiled as head  # noqa: E402
@@ -182,8 +181,7 @@ def main() -> None:
             skipped = [k for k in wanted if k not in kernels]
             results = measure(pages, base, kernels, detector)
         finally:
-            subprocess.run([args.git, "-C", str(ROOT), "worktree", "remove", "--force",
-                            str(tree)], capture_output=True, check=False)
+            drop_tree(args.git, tree)
     emit(report(results, len(pages), args.base, skipped), args.markdown)
 
 

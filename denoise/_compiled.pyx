@@ -2847,7 +2847,7 @@ cdef packed struct _LexiconSlot:
     cnp.uint8_t is_stop
 
 
-DEF _LONGEST_LOOKED_UP = 64  # noqa
+DEF _LOWERED_ON_STACK = 64  # noqa
 
 
 cdef class AsciiLexicon:
@@ -2920,12 +2920,12 @@ cdef int _ascii_row(const Py_UCS1* s, Py_ssize_t length, cnp.uint64_t* row,
     cdef bint punct = True, space = length > 0  # as spaCy's is_punct and str.isspace say of ""
     cdef bint upper_seen = False, lower_seen = False, after_cased = False, alnum = False
     cdef bint title = True
-    cdef Py_UCS1 on_stack[_LONGEST_LOOKED_UP]
+    cdef Py_UCS1 on_stack[_LOWERED_ON_STACK]
     cdef Py_UCS1* low = on_stack
     cdef cnp.uint64_t h
     cdef const _LexiconSlot* slot
     lowered = None
-    if length > _LONGEST_LOOKED_UP:
+    if length > _LOWERED_ON_STACK:
         lowered = PyUnicode_New(length, 127)  # filled below, before anyone sees it
         low = PyUnicode_1BYTE_DATA(lowered)
     for i in range(length):
