@@ -183,6 +183,7 @@ cdef class _Names:
     spares a dictionary lookup (and a boxed integer) per element on most pages.
     """
     cdef dict ids
+    cdef dict by_name  # two pointers may carry one name (a name libxml2 did not intern)
     cdef list vocab
     cdef size_t seen[64]
     cdef int seen_ids[64]
@@ -190,6 +191,7 @@ cdef class _Names:
 
     def __cinit__(self):
         self.ids = {}
+        self.by_name = {}
         self.vocab = []
         self.n_seen = 0
 
@@ -211,10 +213,8 @@ cdef class _Names:
         if found is not None:
             return found
         tag = PyUnicode_DecodeUTF8(name, strlen(name), "replace")
-        try:
-            index = self.vocab.index(tag)
-        except ValueError:
-            index = len(self.vocab)
+        index = self.by_name.setdefault(tag, len(self.vocab))
+        if index == len(self.vocab):
             self.vocab.append(tag)
         self.ids[key] = index
         return index
