@@ -161,10 +161,10 @@ cdef xmlNode* _text_run(TextBuffer* buffer, xmlNode* node) except? NULL:
 
 
 cdef inline Py_ssize_t _close_chunk(
-    TextBuffer* buffer, Py_ssize_t n_chunks, int holder, bint link, int[:] owner,
-    cnp.npy_bool[:] in_link, long long[:] chunk_first, long long[:] chunk_last,
-    long long[:] byte_first, long long[:] byte_last,
-) noexcept:
+    TextBuffer* buffer, Py_ssize_t n_chunks, int holder, bint link, int* owner,
+    cnp.npy_bool* in_link, long long* chunk_first, long long* chunk_last,
+    long long* byte_first, long long* byte_last,
+) noexcept nogil:
     """Record the chunk just written (held by element ``holder``); return the new count."""
     owner[n_chunks] = holder
     in_link[n_chunks] = link
@@ -249,32 +249,34 @@ def walk(root, bint text_index=True):
                 node = child
                 break
             node = node.parent
-    ids_a = np.empty(count, dtype=np.int32)
-    parents_a = np.empty(count, dtype=np.int32)
-    depths_a = np.empty(count, dtype=np.int32)
-    ends_a = np.empty(count, dtype=np.int32)
-    starts_c = np.empty(count, dtype=np.int32)
-    ends_c = np.empty(count, dtype=np.int32)
-    lines_a = np.empty(count, dtype=np.int32)
-    owner_a = np.empty(2 * count + 1, dtype=np.int32)
-    link_a = np.empty(2 * count + 1, dtype=np.bool_)
-    first_a = np.empty(2 * count + 1, dtype=np.int64)
-    last_a = np.empty(2 * count + 1, dtype=np.int64)
-    byte_first_a = np.empty(2 * count + 1, dtype=np.int64)
-    byte_last_a = np.empty(2 * count + 1, dtype=np.int64)
-    cdef int[:] tag_ids = ids_a
-    cdef int[:] parents = parents_a
-    cdef int[:] depths = depths_a
-    cdef int[:] subtree_ends = ends_a
-    cdef int[:] chunk_starts = starts_c
-    cdef int[:] chunk_ends = ends_c
-    cdef int[:] lines = lines_a
-    cdef int[:] owner = owner_a
-    cdef cnp.npy_bool[:] in_link = link_a
-    cdef long long[:] chunk_first = first_a
-    cdef long long[:] chunk_last = last_a
-    cdef long long[:] byte_first = byte_first_a
-    cdef long long[:] byte_last = byte_last_a
+    cdef cnp.ndarray ids_a = np.empty(count, dtype=np.int32)
+    cdef cnp.ndarray parents_a = np.empty(count, dtype=np.int32)
+    cdef cnp.ndarray depths_a = np.empty(count, dtype=np.int32)
+    cdef cnp.ndarray ends_a = np.empty(count, dtype=np.int32)
+    cdef cnp.ndarray starts_c = np.empty(count, dtype=np.int32)
+    cdef cnp.ndarray ends_c = np.empty(count, dtype=np.int32)
+    cdef cnp.ndarray lines_a = np.empty(count, dtype=np.int32)
+    cdef cnp.ndarray owner_a = np.empty(2 * count + 1, dtype=np.int32)
+    cdef cnp.ndarray link_a = np.empty(2 * count + 1, dtype=np.bool_)
+    cdef cnp.ndarray first_a = np.empty(2 * count + 1, dtype=np.int64)
+    cdef cnp.ndarray last_a = np.empty(2 * count + 1, dtype=np.int64)
+    cdef cnp.ndarray byte_first_a = np.empty(2 * count + 1, dtype=np.int64)
+    cdef cnp.ndarray byte_last_a = np.empty(2 * count + 1, dtype=np.int64)
+    # raw pointers into the fresh arrays: a typed memoryview costs a buffer request
+    # and its release each, ~1 us a page apiece here
+    cdef int* tag_ids = <int*>cnp.PyArray_DATA(ids_a)
+    cdef int* parents = <int*>cnp.PyArray_DATA(parents_a)
+    cdef int* depths = <int*>cnp.PyArray_DATA(depths_a)
+    cdef int* subtree_ends = <int*>cnp.PyArray_DATA(ends_a)
+    cdef int* chunk_starts = <int*>cnp.PyArray_DATA(starts_c)
+    cdef int* chunk_ends = <int*>cnp.PyArray_DATA(ends_c)
+    cdef int* lines = <int*>cnp.PyArray_DATA(lines_a)
+    cdef int* owner = <int*>cnp.PyArray_DATA(owner_a)
+    cdef cnp.npy_bool* in_link = <cnp.npy_bool*>cnp.PyArray_DATA(link_a)
+    cdef long long* chunk_first = <long long*>cnp.PyArray_DATA(first_a)
+    cdef long long* chunk_last = <long long*>cnp.PyArray_DATA(last_a)
+    cdef long long* byte_first = <long long*>cnp.PyArray_DATA(byte_first_a)
+    cdef long long* byte_last = <long long*>cnp.PyArray_DATA(byte_last_a)
     cdef _Names names = _Names()
     cdef int[256] stack
     cdef list deep_stack = []
