@@ -2642,7 +2642,9 @@ def shape_of(str chunk not None, Py_ssize_t max_chars):
     ASCII letters written x / X, a possessive's "s" kept, runs of one case cut to two in
     the shape; with a digit, "$" or "°" and no letter, its digits written 0 and the rest
     as it is; with digits and letters, digits 0 and the letters as without digits but
-    for each run of letters after a digit or a slash, kept as it is (and not cut). None
+    for each run of letters a unit may be made of (``kwx.affixes.UNIT_RUNS_AFTER_DIGIT``
+    after a digit, ``UNIT_RUNS_AFTER_SLASH`` after a slash), kept as it is (and not
+    cut). None
     when the chunk is longer than ``max_chars``, or has a digit, "$" or "°" and a
     character from U+00A1 on or three dots, or letters and "$"."""
     cdef Py_UCS4 written[_MAX_SHAPED]
@@ -2664,6 +2666,34 @@ cdef object _shape_cuts(str chunk, dict shapes, specials, Py_ssize_t max_chars):
         PyUnicode_FromKindAndData(4, key, k)), specials)
 
 
+# kwx.affixes.UNIT_RUNS_AFTER_DIGIT and UNIT_RUNS_AFTER_SLASH, each run between bars
+# (tests/test_affixes.py checks the compiled shapes keep the same runs)
+cdef const char* _UNIT_RUNS_AFTER_DIGIT = (
+    b"|km|m|dm|cm|mm|ha|nm|yd|in|ft|kg|g|mg|t|lb|oz|kmh|mph|hPa|Pa|mbar|mb|MB|kb|KB|gb|GB"
+    b"|tb|TB|T|G|M|K|")
+cdef const char* _UNIT_RUNS_AFTER_SLASH = b"|s|h|"
+
+
+cdef inline bint _is_ascii_letter(Py_UCS4 c) noexcept nogil:
+    return (97 <= c <= 122) or (65 <= c <= 90)
+
+
+cdef bint _unit_run(int kind, void* data, Py_ssize_t start, Py_ssize_t stop,
+                    const char* runs) noexcept:
+    """Whether the ASCII letters ``data[start:stop]`` are one of ``runs`` (bar-separated;
+    NULL: none)."""
+    cdef char wanted[8]
+    cdef Py_ssize_t i
+    if runs is NULL or stop - start > 5:  # the longest run is "mbar"
+        return False
+    wanted[0] = 124  # "|"
+    for i in range(start, stop):
+        wanted[1 + i - start] = <char>PyUnicode_READ(kind, data, i)
+    wanted[1 + stop - start] = 124
+    wanted[2 + stop - start] = 0
+    return strstr(runs, wanted) is not NULL
+
+
 cdef Py_ssize_t _shape(str chunk, Py_ssize_t max_chars, Py_UCS4* written,
                        Py_UCS4* key) noexcept:
     """Fill ``written`` (the chunk's length) and ``key`` (returns its length) with the
@@ -2674,7 +2704,8 @@ cdef Py_ssize_t _shape(str chunk, Py_ssize_t max_chars, Py_UCS4* written,
     cdef Py_UCS4 c, last = 0
     cdef bint as_is[_MAX_SHAPED]
     cdef int run = 0, dots = 0
-    cdef bint numeric = False, letters = False, wide = False, dollar = False, kept = False
+    cdef Py_ssize_t j, k2
+    cdef bint numeric = False, letters = False, wide = False, dollar = False
     if n > max_chars or max_chars > _MAX_SHAPED:
         return -1
     for i in range(n):
@@ -2704,19 +2735,20 @@ cdef Py_ssize_t _shape(str chunk, Py_ssize_t max_chars, Py_UCS4* written,
             i += 2
         else:
             i += 1
-    if numeric:  # with letters: a run of letters after a digit or a slash kept as it is
-        for i in range(n):
-            c = PyUnicode_READ(kind, data, i)
-            if not ((97 <= c <= 122) or (65 <= c <= 90)):
-                kept = False
-                continue
-            if i > 0:
-                last = PyUnicode_READ(kind, data, i - 1)
-                if not ((97 <= last <= 122) or (65 <= last <= 90)):  # the run starts here
-                    kept = (48 <= last <= 57) or last == 47
-            if kept:
-                written[i] = c
-                as_is[i] = True
+    if numeric:  # with letters: a run a unit may be made of kept as it is
+        i = 1
+        while i < n:
+            last = PyUnicode_READ(kind, data, i - 1)
+            j = i
+            while j < n and _is_ascii_letter(PyUnicode_READ(kind, data, j)):
+                j += 1
+            if j > i and not _is_ascii_letter(last) and _unit_run(
+                    kind, data, i, j, _UNIT_RUNS_AFTER_DIGIT if 48 <= last <= 57 else (
+                        _UNIT_RUNS_AFTER_SLASH if last == 47 else NULL)):
+                for k2 in range(i, j):
+                    written[k2] = PyUnicode_READ(kind, data, k2)
+                    as_is[k2] = True
+            i = j + 1
         last = 0
     for i in range(n):  # a run of x (or X) keeps its first two
         c = written[i]

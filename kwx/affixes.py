@@ -25,17 +25,24 @@ shape of the first kind does.
 
 Chunks with ASCII letters and digits ("fn2(x)", "x86_64", "10km,") have a third
 shape, under the same conditions and without ``$``: digits written 0, letters written
-x / X as in the first kind, but every run of letters that follows a digit or a slash
-kept as it is, and not cut to two. Next to a digit, the only branches that read
-letters as written, other than those needing ``$``, ``°``, a character from U+00A1 on
-or a possessive's apostrophe, are the units: a suffix that is one of a list of strings
-right after a digit, to the end of the part, each string a run of letters, two runs
-with a slash between them, or "%" (``tests/test_affixes.py`` checks this on the
-installed expressions). Such a suffix starts at a run of letters after a digit (or at
-a "%", kept as it is), so two chunks of the same shape, whose letters there and after
-a slash are the same, match it at the same places. Writing all letters as they are
-instead would make nearly every such chunk a shape of its own (tried: 94 MB more at
-100,000 pages); this way most of them share one ("x0(x" for "g1(i" and "f2(a").
+x / X as in the first kind, but a run of letters that follows a digit and is one of
+the units' first runs (:data:`UNIT_RUNS_AFTER_DIGIT`), or follows a slash and is one
+of their second runs (:data:`UNIT_RUNS_AFTER_SLASH`), kept as it is, and not cut to
+two. Next to a digit, the only branches that read letters as written, other than those
+needing ``$``, ``°``, a character from U+00A1 on or a possessive's apostrophe, are the
+units: a suffix that is one of a list of strings right after a digit, to the end of
+the part, each string a run of letters, two runs with a slash between them, or "%"
+(``tests/test_affixes.py`` checks this on the installed expressions, and that the two
+sets of runs are theirs). Such a suffix starts at the first letter after a digit and
+no suffix ends inside a run of letters (only units and a possessive's "s" take
+letters off), so it can match only where a whole run after a digit is a unit's first
+run, and, when the unit has a slash, the whole run after it its second run: two chunks
+of the same shape match it at the same places, and a run that is neither is read only
+by its letters' case, as in the first kind ("10qz," and "7th," share "00xx,"). Writing
+all letters as they are instead would make nearly every such chunk a shape of its own
+(tried: 94 MB more at 100,000 pages); this way most of them share one ("x0(x" for
+"g1(i" and "f2(a"). Keeping every run after a digit or a slash as written, as this
+did first, gave enciphered copies of a page shapes of their own ("7th" and "7qz").
 
 A shape's cuts are learnt from the first chunk of that shape spaCy tokenizes with no
 special case at any place where spaCy may look a substring up among the special
@@ -88,8 +95,14 @@ _LONG_RUNS = re.compile(r"(?<=xx)x+|(?<=XX)X+")
 _SEGMENTS = re.compile(r"x+|X+|.", re.DOTALL)
 _ASCII_LETTER = re.compile(r"[A-Za-z]")
 _ASCII_RUN = re.compile(r"[A-Za-z]+")
-#: What a unit of the suffixes follows ("10km", "5m/s"): letters after these are kept.
-_BEFORE_UNITS = frozenset("0123456789/")
+#: The runs of letters the units of spaCy 3.8's English suffixes start with, right after
+#: a digit ("10km", "5m/s"), and those after their slash: such runs are shaped as written.
+UNIT_RUNS_AFTER_DIGIT = frozenset((
+    "km", "m", "dm", "cm", "mm", "ha", "nm", "yd", "in", "ft", "kg", "g", "mg", "t", "lb",
+    "oz", "kmh", "mph", "hPa", "Pa", "mbar", "mb", "MB", "kb", "KB", "gb", "GB", "tb", "TB",
+    "T", "G", "M", "K"))
+UNIT_RUNS_AFTER_SLASH = frozenset(("s", "h"))
+_DIGIT_CHARS = frozenset("0123456789")
 #: Longest chunk shaped: the URL pattern counts up to 63 letters of a run.
 MAX_CHARS = 60
 #: Most tokens a shape's chunk may have (a chunk of n tokens checks n(n+1)/2 runs).
@@ -124,8 +137,8 @@ def shape_python(chunk: str) -> tuple[str, str] | None:
     """The chunk's shape, and the chunk written out (the same length): its letters x /
     X (possessives' "s" kept); with a digit, ``$`` or ``°`` and no letter, its digits 0;
     with digits and letters, its digits 0 and its letters x / X but for the runs of
-    letters just after a digit or a slash, kept as they are (see the module
-    docstring). None when the chunk is too long, or has a digit, ``$`` or ``°`` and a
+    letters a unit may be made of, after a digit or a slash, kept as they are (see the
+    module docstring). None when the chunk is too long, or has a digit, ``$`` or ``°`` and a
     character from U+00A1 on or three dots (an IP address), or a letter and ``$``."""
     if len(chunk) > MAX_CHARS:
         return None
@@ -153,14 +166,17 @@ def _letters_written(chunk: str) -> str:
 def _letters_and_digits(chunk: str) -> tuple[str, str]:
     """The shape and the written-out chunk of a chunk with ASCII letters and digits
     (and no ``$``, ``°``, character from U+00A1 on, or three dots): digits 0, letters as
-    :func:`_letters_written` writes them, but each run of letters that follows a digit or
-    a slash as it is (a unit, "10km", "5m/s"); runs of x / X cut to two in the shape,
-    the runs kept as they are whole."""
+    :func:`_letters_written` writes them, but each run of letters that a unit may be
+    made of as it is (after a digit, one of :data:`UNIT_RUNS_AFTER_DIGIT`: "10km"; after
+    a slash, one of :data:`UNIT_RUNS_AFTER_SLASH`: "5m/s"); runs of x / X cut to two in
+    the shape, the runs kept as they are whole."""
     written = list(_letters_written(chunk).translate(_DIGITS))
     kept = [False] * len(chunk)
     for match in _ASCII_RUN.finditer(chunk):
         a, b = match.span()
-        if a and chunk[a - 1] in _BEFORE_UNITS:
+        before = chunk[a - 1] if a else ""
+        if (before in _DIGIT_CHARS and chunk[a:b] in UNIT_RUNS_AFTER_DIGIT) or (
+                before == "/" and chunk[a:b] in UNIT_RUNS_AFTER_SLASH):
             written[a:b] = chunk[a:b]
             kept[a:b] = [True] * (b - a)
     key, run, last = [], 0, ""

@@ -149,6 +149,16 @@ def test_the_affix_expressions_read_ascii_digits_only_as_a_class():
     assert _walk(sre_parse.parse(url.pattern, url.flags), _reads_digits)  # IPs, ports
 
 
+def _unit_alternatives(branch) -> list[str] | None:
+    """The alternatives of a units branch (:func:`_unit_branch`) as text, else None."""
+    if len(branch) != 3 or branch[1][0] is not sre_constants.BRANCH:
+        return None
+    alternatives = branch[1][1][1]
+    if any(op is not sre_constants.LITERAL for each in alternatives for op, _ in each):
+        return None
+    return ["".join(chr(value) for _, value in each) for each in alternatives]
+
+
 def _unit_branch(branch) -> bool:
     """A suffix that is one of a list of strings right after a digit, to the end: the
     alternatives of the ASCII characters shapes keep are runs of letters, two runs
@@ -179,6 +189,7 @@ def test_next_to_digits_the_expressions_read_letters_as_written_only_in_units():
     not shaped), an apostrophe (a possessive: its "s" is kept), or be the units."""
     tokenizer = module.tokenizer()
     units = 0
+    found_runs: tuple[set[str], set[str]] = (set(), set())
     for search in (tokenizer.prefix_search, tokenizer.suffix_search,
                    tokenizer.infix_finditer, tokenizer.url_match):
         pattern = expression_of(search)
@@ -190,6 +201,12 @@ def test_next_to_digits_the_expressions_read_letters_as_written_only_in_units():
                 continue
             if search == tokenizer.suffix_search and _unit_branch(branch):
                 units += 1
+                for unit in _unit_alternatives(branch) or ():
+                    if re.fullmatch("[A-Za-z/]+", unit):
+                        first, _, second = unit.partition("/")
+                        found_runs[0].add(first)
+                        if second:
+                            found_runs[1].add(second)
                 continue
             alternatives = branch[1][1][1] if len(branch) == 3 and \
                 branch[1][0] is sre_constants.BRANCH else [branch]
@@ -198,6 +215,9 @@ def test_next_to_digits_the_expressions_read_letters_as_written_only_in_units():
                     alternative, lambda op, av: op is sre_constants.LITERAL and (
                         av in _GUARDS or av >= 0xA1)), alternative
     assert units == 1
+    # the runs shapes keep as written are exactly the units' (and only a unit with a
+    # slash has a run after one)
+    assert found_runs == (affixes.UNIT_RUNS_AFTER_DIGIT, affixes.UNIT_RUNS_AFTER_SLASH)
 
 
 def test_numbers_are_shaped_unless_an_ip_address_may_be_in_them():
@@ -217,14 +237,30 @@ def test_numbers_are_shaped_unless_an_ip_address_may_be_in_them():
 @pytest.mark.parametrize(("chunk", "shaped"), [
     ("Ab1.io:80,", ("Xx0.xx:00,", "Xx0.xx:00,")),
     ("27-inch", ("00-xx", "00-xxxx")),
-    ("10km", ("00km", "00km")),  # after a digit: as written ("10kx" is no unit)
+    ("10km", ("00km", "00km")),  # a unit after a digit: as written
     ("5m/s.", ("0m/s.", "0m/s.")),  # and after a slash
-    ("abcd1xxx", ("xx0xxx", "xxxx0xxx")),  # a run kept as it is is not cut
+    ("10kmh", ("00kmh", "00kmh")),  # a unit's run kept as it is is not cut
+    ("10kx", ("00xx", "00xx")),  # no unit: x / X, as anywhere else
+    ("7th,", ("0xx,", "0xx,")),
+    ("5m/z.", ("0m/x.", "0m/x.")),
+    ("abcd1xxxx", ("xx0xx", "xxxx0xxxx")),
+    ("10Km", ("00Xx", "00Xx")),  # the units' runs are read as written: "Km" is none
     ("Thomas's2", ("Xxx's0", "Xxxxxx's0")),
 ])
 def test_letters_with_digits_keep_the_runs_a_unit_may_be(chunk, shaped):
     assert affixes.shape(chunk) == shaped
     assert affixes.shape_python(chunk) == shaped
+
+
+def test_every_unit_run_is_kept_after_a_digit_and_no_other():
+    """The compiled shapes keep the same runs as written as the Python steps."""
+    for run in sorted(affixes.UNIT_RUNS_AFTER_DIGIT):
+        for chunk in (f"4{run}", f"(4{run}),", f"4{run}x", f"4{run}/s", f"4{run}/q"):
+            assert affixes.shape(chunk) == affixes.shape_python(chunk), chunk
+        assert affixes.shape(f"4{run}")[0] == f"0{run}"
+        assert affixes.shape(f"4{run}q")[0] != f"0{run}q"
+    for run in sorted(affixes.UNIT_RUNS_AFTER_SLASH):
+        assert affixes.shape(f"5m/{run}")[0] == f"0m/{run}"
 
 
 UNITS = ["km", "kg", "m", "m/s", "km/h", "kmh", "hPa", "Pa", "MB", "mb", "K", "T", "G",
