@@ -387,8 +387,8 @@ cdef tuple _chunk_index(const unsigned char* data, Py_ssize_t size, first_a, las
     spaces_last_a = np.empty(n, dtype=np.int64)
     cdef cnp.uint64_t[:] prefix_first = prefix_first_a
     cdef cnp.uint64_t[:] prefix_last = prefix_last_a
-    cdef long long[:] spaces_first = spaces_first_a
-    cdef long long[:] spaces_last = spaces_last_a
+    cdef long long* spaces_first = <long long*>cnp.PyArray_DATA(<cnp.ndarray>spaces_first_a)
+    cdef long long* spaces_last = <long long*>cnp.PyArray_DATA(<cnp.ndarray>spaces_last_a)
     cdef cnp.uint64_t prefix = 0
     cdef cnp.uint64_t power = 1
     cdef long long spaces = 0
@@ -447,14 +447,14 @@ def cut_blocks(const cnp.npy_bool[:] selected, const int[:] parents, const int[:
     depths_a = np.empty(count, dtype=np.int32)
     lines_a = np.empty(count, dtype=np.int32)
     chunk_block_a = np.empty(n_chunks, dtype=np.int32)
-    cdef int[:] nearest = nearest_a
-    cdef int[:] block_elements = elements_a
-    cdef int[:] block_parents = parents_a
+    cdef int* nearest = <int*>cnp.PyArray_DATA(<cnp.ndarray>nearest_a)
+    cdef int* block_elements = <int*>cnp.PyArray_DATA(<cnp.ndarray>elements_a)
+    cdef int* block_parents = <int*>cnp.PyArray_DATA(<cnp.ndarray>parents_a)
     cdef int[:, :] spans = spans_a
-    cdef int[:] block_tags = tags_a
-    cdef int[:] block_depths = depths_a
-    cdef int[:] block_lines = lines_a
-    cdef int[:] chunk_block = chunk_block_a
+    cdef int* block_tags = <int*>cnp.PyArray_DATA(<cnp.ndarray>tags_a)
+    cdef int* block_depths = <int*>cnp.PyArray_DATA(<cnp.ndarray>depths_a)
+    cdef int* block_lines = <int*>cnp.PyArray_DATA(<cnp.ndarray>lines_a)
+    cdef int* chunk_block = <int*>cnp.PyArray_DATA(<cnp.ndarray>chunk_block_a)
     for e in range(n):
         parent = parents[e]
         if parent >= e or parent < -1:
@@ -499,8 +499,8 @@ def text_shares(const long long[:] chunk_starts, const long long[:] chunk_ends,
         rank[end] = 1
     offsets_a = np.empty(n_chunks + 1, dtype=np.int64)
     blocks_a = np.empty(n_chunks + 1, dtype=np.int32)
-    cdef long long[:] offsets = offsets_a
-    cdef int[:] run_block = blocks_a
+    cdef long long* offsets = <long long*>cnp.PyArray_DATA(<cnp.ndarray>offsets_a)
+    cdef int* run_block = <int*>cnp.PyArray_DATA(<cnp.ndarray>blocks_a)
     for c in range(n_chunks + 1):
         if rank[c]:
             rank[c] = <int>runs
@@ -569,7 +569,7 @@ def kept_chunks(const int[::1] chunk_block, const cnp.int64_t[::1] chunk_starts,
     if scored and block_scores.shape[0] != blocks:
         raise ValueError("block_scores must be empty or have one score a block")
     keep_array = np.zeros(n, dtype=np.bool_)
-    cdef cnp.npy_bool[::1] keep = keep_array
+    cdef cnp.npy_bool* keep = <cnp.npy_bool*>cnp.PyArray_DATA(<cnp.ndarray>keep_array)
     for i in range(n):
         b = chunk_block[i]
         if b >= blocks or b < -1:
@@ -583,7 +583,7 @@ def kept_chunks(const int[::1] chunk_block, const cnp.int64_t[::1] chunk_starts,
     template_array = np.empty(kept_count, dtype=np.float64)
     cdef cnp.int64_t[::1] offsets = offsets_array
     cdef cnp.npy_bool[::1] link = link_array, heading = heading_array
-    cdef double[::1] template = template_array
+    cdef double* template = <double*>cnp.PyArray_DATA(<cnp.ndarray>template_array)
     for i in range(n):
         b = chunk_block[i]
         length = chunk_ends[i] - chunk_starts[i]
@@ -672,7 +672,7 @@ def fill_down(const int[:] parents, const int[:] marks):
     """Per node, the mark of its nearest marked ancestor-or-self (-1 where none); preorder."""
     cdef Py_ssize_t n = parents.shape[0]
     out_a = np.empty(n, dtype=np.int32)
-    cdef int[:] out = out_a
+    cdef int* out = <int*>cnp.PyArray_DATA(<cnp.ndarray>out_a)
     cdef Py_ssize_t i
     for i in range(n):
         out[i] = marks[i]
@@ -685,7 +685,7 @@ def and_down(const int[:] parents, const cnp.npy_bool[:] flags):
     """Per node, whether it and all its ancestors are flagged; preorder."""
     cdef Py_ssize_t n = parents.shape[0]
     out_a = np.empty(n, dtype=np.bool_)
-    cdef cnp.npy_bool[:] out = out_a
+    cdef cnp.npy_bool* out = <cnp.npy_bool*>cnp.PyArray_DATA(<cnp.ndarray>out_a)
     cdef Py_ssize_t i
     for i in range(n):
         out[i] = flags[i] and (parents[i] < 0 or out[parents[i]])
@@ -696,7 +696,7 @@ def or_up(const int[:] parents, const cnp.npy_bool[:] flags):
     """Per node, whether any proper descendant is flagged; preorder."""
     cdef Py_ssize_t n = parents.shape[0]
     out_a = np.zeros(n, dtype=np.bool_)
-    cdef cnp.npy_bool[:] out = out_a
+    cdef cnp.npy_bool* out = <cnp.npy_bool*>cnp.PyArray_DATA(<cnp.ndarray>out_a)
     cdef Py_ssize_t i
     for i in range(n - 1, -1, -1):
         if parents[i] >= 0 and (out[i] or flags[i]):
@@ -725,11 +725,11 @@ def counted_labels(const long long[:] df, long long pages, double theta,
     support_a = np.empty(n, dtype=np.float32)
     holds_a = np.zeros(n, dtype=np.bool_)
     example_a = np.empty(n, dtype=np.bool_)
-    cdef signed char[:] labels = labels_a
-    cdef unsigned char[:] reasons = reasons_a
-    cdef float[:] support = support_a
-    cdef cnp.npy_bool[:] holds = holds_a
-    cdef cnp.npy_bool[:] example = example_a
+    cdef signed char* labels = <signed char*>cnp.PyArray_DATA(<cnp.ndarray>labels_a)
+    cdef unsigned char* reasons = <unsigned char*>cnp.PyArray_DATA(<cnp.ndarray>reasons_a)
+    cdef float* support = <float*>cnp.PyArray_DATA(<cnp.ndarray>support_a)
+    cdef cnp.npy_bool* holds = <cnp.npy_bool*>cnp.PyArray_DATA(<cnp.ndarray>holds_a)
+    cdef cnp.npy_bool* example = <cnp.npy_bool*>cnp.PyArray_DATA(<cnp.ndarray>example_a)
     cdef double share, total = <double>(pages if pages > 1 else 1)
     cdef int parent
     for i in range(n):
@@ -799,7 +799,7 @@ def distinct_words(str text, const long long[:] starts, const long long[:] ends,
     """
     cdef Py_ssize_t n = starts.shape[0]
     out_a = np.zeros(n, dtype=np.bool_)
-    cdef cnp.npy_bool[:] out = out_a
+    cdef cnp.npy_bool* out = <cnp.npy_bool*>cnp.PyArray_DATA(<cnp.ndarray>out_a)
     cdef int kind = PyUnicode_KIND(text)
     cdef void* data = PyUnicode_DATA(text)
     cdef Py_ssize_t b
@@ -836,7 +836,7 @@ def text_keys(str text, const long long[:] chunk_starts, const long long[:] chun
         raise ValueError("text_keys: parents, spans and chunk bounds disagree in size")
     eligible_a = np.zeros(n, dtype=np.bool_)
     keys_a = np.zeros(n, dtype=np.int64)
-    cdef cnp.npy_bool[:] eligible = eligible_a
+    cdef cnp.npy_bool* eligible = <cnp.npy_bool*>cnp.PyArray_DATA(<cnp.ndarray>eligible_a)
     cdef cnp.uint64_t[:] keys = keys_a.view(np.uint64)
     if not 0 < min_unique_words <= 8:
         raise ValueError(f"min_unique_words must be in 1..8, got {min_unique_words}")
@@ -1276,9 +1276,9 @@ def sibling_ranks(const int[:] parents):
     rank_a = np.empty(n, dtype=np.float64)
     size_a = np.empty(n, dtype=np.float64)
     children_a = np.zeros(n + 1, dtype=np.int64)
-    cdef double[:] rank = rank_a
-    cdef double[:] size = size_a
-    cdef long long[:] children = children_a
+    cdef double* rank = <double*>cnp.PyArray_DATA(<cnp.ndarray>rank_a)
+    cdef double* size = <double*>cnp.PyArray_DATA(<cnp.ndarray>size_a)
+    cdef long long* children = <long long*>cnp.PyArray_DATA(<cnp.ndarray>children_a)
     cdef Py_ssize_t i, p
     for i in range(n):
         p = parents[i] if parents[i] >= 0 else n  # roots share a slot
@@ -1582,7 +1582,7 @@ cdef class WordTable:
         cdef Py_ssize_t i
         cdef const _VocabSlot* slot
         out_a = np.empty(n, dtype=np.int64)
-        cdef long long[:] out = out_a
+        cdef long long* out = <long long*>cnp.PyArray_DATA(<cnp.ndarray>out_a)
         for i in range(n):
             slot = self._find_str(<str?>words[i])
             out[i] = slot.index if slot is not NULL else -1
@@ -1662,7 +1662,7 @@ def page_words(str text, const long long[:] positions, const cnp.uint8_t[:] clas
     else:
         _scan_words(<const cnp.uint32_t*>data, n, kind, data, &scan, table, tokens)
     flags_a = np.zeros(len(table.words), dtype=np.bool_)
-    cdef cnp.npy_bool[:] flags = flags_a
+    cdef cnp.npy_bool* flags = <cnp.npy_bool*>cnp.PyArray_DATA(<cnp.ndarray>flags_a)
     for word in marked:
         id_ = table.find_str(word, _str_hash(word), &slot)
         if id_ >= 0:
@@ -1840,7 +1840,7 @@ def node_rows(
     images_a = np.empty(n, dtype=np.float64)
     cdef float[:, :] rows = rows_a
     cdef double[:, :] logs = logs_a
-    cdef double[:] images = images_a
+    cdef double* images = <double*>cnp.PyArray_DATA(<cnp.ndarray>images_a)
     if n == 0:
         return rows_a, logs_a, images_a
     if not (starts.shape[0] == ends.shape[0] == token_spans.shape[0] == in_chars.shape[0]
@@ -2047,7 +2047,7 @@ def forest_proba(const TreeNode[::1] nodes, const int[::1] roots, const int[::1]
     cdef Py_ssize_t n = X.shape[0]
     cdef Py_ssize_t trees = roots.shape[0]
     out_a = np.zeros(n, dtype=np.float64)
-    cdef double[:] out = out_a
+    cdef double* out = <double*>cnp.PyArray_DATA(<cnp.ndarray>out_a)
     if n == 0:
         return out_a
     cdef Py_ssize_t i, t, k
@@ -2597,7 +2597,7 @@ def assemble_words(const cnp.int64_t[::1] numbers, const cnp.int64_t[::1] chunk_
     cdef cnp.uint64_t[::1] ids = ids_array
     cdef cnp.int64_t[::1] runs = runs_array, starts = starts_array, ends = ends_array
     cdef cnp.npy_bool[::1] stop = stop_array, capitalized = capitalized_array
-    cdef cnp.npy_bool[::1] upper = upper_array
+    cdef cnp.npy_bool* upper = <cnp.npy_bool*>cnp.PyArray_DATA(<cnp.ndarray>upper_array)
     cdef Py_ssize_t w = 0
     cdef bint before, after, joiner
     for t in range(total):
@@ -2680,18 +2680,22 @@ cdef inline bint _is_ascii_letter(Py_UCS4 c) noexcept nogil:
 
 cdef bint _unit_run(int kind, void* data, Py_ssize_t start, Py_ssize_t stop,
                     const char* runs) noexcept:
-    """Whether the ASCII letters ``data[start:stop]`` are one of ``runs`` (bar-separated;
-    NULL: none)."""
-    cdef char wanted[8]
+    """Whether the ASCII letters ``data[start:stop]`` are one of ``runs`` (each between
+    bars; NULL: none)."""
+    cdef const char* at = runs
     cdef Py_ssize_t i
-    if runs is NULL or stop - start > 5:  # the longest run is "mbar"
+    if runs is NULL:
         return False
-    wanted[0] = 124  # "|"
-    for i in range(start, stop):
-        wanted[1 + i - start] = <char>PyUnicode_READ(kind, data, i)
-    wanted[1 + stop - start] = 124
-    wanted[2 + stop - start] = 0
-    return strstr(runs, wanted) is not NULL
+    while at[0] != 0 and at[1] != 0:  # at: a bar, the first of a run's
+        at += 1
+        i = 0
+        while start + i < stop and at[i] == <char>PyUnicode_READ(kind, data, start + i):
+            i += 1
+        if start + i == stop and at[i] == 124:  # "|"
+            return True
+        while at[0] != 124:
+            at += 1
+    return False
 
 
 cdef Py_ssize_t _shape(str chunk, Py_ssize_t max_chars, Py_UCS4* written,
@@ -3204,7 +3208,7 @@ def candidate_spans(const cnp.int64_t[::1] first_index, const cnp.int64_t[::1] o
     inside_array = np.empty(n, dtype=np.bool_)
     cdef cnp.int64_t[::1] first = first_array, lengths = lengths_array
     cdef cnp.int64_t[:, ::1] spans = spans_array
-    cdef cnp.npy_bool[::1] stop_inside = inside_array
+    cdef cnp.npy_bool* stop_inside = <cnp.npy_bool*>cnp.PyArray_DATA(<cnp.ndarray>inside_array)
     for i in range(n):
         k = first_index[i]
         if not 0 <= k < m:
@@ -3262,7 +3266,7 @@ def occurrence_shares(const cnp.int64_t[::1] first, const cnp.int64_t[::1] lengt
     counts_array = np.zeros((4, candidates), dtype=np.int64)
     template_array = np.zeros(candidates, dtype=np.float64)
     cdef cnp.int64_t[:, ::1] counts = counts_array
-    cdef double[::1] template = template_array
+    cdef double* template = <double*>cnp.PyArray_DATA(<cnp.ndarray>template_array)
     for i in range(m):
         a = first[i]
         b = a + lengths[i]

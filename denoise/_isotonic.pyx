@@ -63,7 +63,7 @@ def page_grid(const double[::1] x, const int[::1] parents, const double[::1] wei
     for k in range(grid + 1):
         found += seen[k]
     values_a = np.empty(found, dtype=np.float64)
-    cdef double[::1] values = values_a
+    cdef double* values = <double*>cnp.PyArray_DATA(<cnp.ndarray>values_a)
     found = 0
     for k in range(grid + 1):
         if seen[k]:
@@ -96,7 +96,7 @@ def smooth_indices(const int[:] parents, const double[:] scores, const double[:]
 
     # the children of each node (CSR, in index order), subtree sizes, heavy children
     start_a = np.zeros(n + 1, dtype=np.int32)
-    cdef int[::1] start = start_a
+    cdef int* start = <int*>cnp.PyArray_DATA(<cnp.ndarray>start_a)
     cdef int[::1] kids = np.empty(n, dtype=np.int32)
     cdef int[::1] fill = np.empty(n, dtype=np.int32)
     cdef int[::1] size = np.ones(n, dtype=np.int32)
@@ -132,7 +132,7 @@ def smooth_indices(const int[:] parents, const double[:] scores, const double[:]
     cdef uint64_t[:, ::1] keeps = np.empty((n, words), dtype=np.uint64)  # roots' rows unused
     cdef uint64_t[:, ::1] records = np.empty((n, words), dtype=np.uint64)
     index_a = np.zeros(n, dtype=np.int32)
-    cdef int[::1] index = index_a
+    cdef int* index = <int*>cnp.PyArray_DATA(<cnp.ndarray>index_a)
     cdef int[::1] stack = np.empty(n, dtype=np.int32)
     cdef int[::1] next_kid = np.empty(n, dtype=np.int32)
 
