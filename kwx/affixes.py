@@ -138,8 +138,9 @@ def shape_python(chunk: str) -> tuple[str, str] | None:
     X (possessives' "s" kept); with a digit, ``$`` or ``°`` and no letter, its digits 0;
     with digits and letters, its digits 0 and its letters x / X but for the runs of
     letters a unit may be made of, after a digit or a slash, kept as they are (see the
-    module docstring). None when the chunk is too long, or has a digit, ``$`` or ``°`` and a
-    character from U+00A1 on or three dots (an IP address), or a letter and ``$``."""
+    module docstring). None when the chunk is too long, or has a digit, ``$`` or ``°``
+    and a character from U+00A1 on or three dots (an IP address), or a letter and
+    ``$``."""
     if len(chunk) > MAX_CHARS:
         return None
     if _NUMERIC.search(chunk):
