@@ -9,7 +9,6 @@ from contextlib import ExitStack, nullcontext
 from dataclasses import dataclass, field
 from enum import StrEnum
 from functools import partial
-from json.encoder import encode_basestring as _json_str
 from pathlib import Path
 from typing import Annotated, TextIO
 
@@ -29,6 +28,7 @@ from denoise.cli_batch import (
 from denoise.cli_common import say as _say
 from denoise.decode import DEFAULT_MAX_BYTES
 from denoise.errors import DenoiseError, PageError
+from denoise.jsonstr import json_str as _json_str
 from denoise.output import atomic_text
 from denoise.page import Page
 from denoise.reader import Skipped, read_pages

@@ -8,7 +8,6 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from enum import StrEnum
-from json.encoder import encode_basestring as _json_str
 from pathlib import Path
 from typing import Annotated
 
@@ -33,6 +32,7 @@ from denoise.decode import DEFAULT_MAX_BYTES
 from denoise.detector import DEFAULT_SMOOTHING, PageScores, TemplateDetector
 from denoise.errors import DenoiseError, PageError
 from denoise.features import SCHEME, features_of, parse_blocks
+from denoise.jsonstr import json_str as _json_str
 from denoise.main_content import MainContentExtractor
 from denoise.model import TemplateModel
 from denoise.output import atomic_text
@@ -280,14 +280,16 @@ def _page_body(scores: PageScores, output: Format,
     return scores.main_text()
 
 
-def _page_record(scores: PageScores, output: Format,
-                 extractor: MainContentExtractor | None) -> dict[str, object]:
+def _page_line(scores: PageScores, output: Format,
+               extractor: MainContentExtractor | None) -> str:
+    """A page's JSON line, ``{"page", "url" (when known), "text" or "html"}``, as
+    ``json.dumps(record, ensure_ascii=False)`` writes it, put together from its fields'
+    JSON strings (:mod:`denoise.jsonstr`: the page's text is most of the line)."""
     page = scores.features.blocks.page
-    record: dict[str, object] = {"page": page.id}
-    if page.url:
-        record["url"] = page.url
-    record["html" if output is Format.html else "text"] = _page_body(scores, output, extractor)
-    return record
+    url = f', "url": {_json_str(page.url)}' if page.url else ""
+    key = "html" if output is Format.html else "text"
+    body = _json_str(_page_body(scores, output, extractor))
+    return f'{{"page": {_json_str(page.id)}{url}, "{key}": {body}}}\n'
 
 
 def _block_lines(scores: PageScores) -> str:
@@ -360,8 +362,7 @@ class ApplyJob:
             return [_block_lines(scores)]
         if self.single:
             return [_page_body(scores, self.output, self.extractor) + "\n"]
-        return [json.dumps(_page_record(scores, self.output, self.extractor),
-                           ensure_ascii=False) + "\n"]
+        return [_page_line(scores, self.output, self.extractor)]
 
 
 @app.command("apply")
@@ -460,8 +461,7 @@ def apply_command(
                 elif single:
                     stream.write(_page_body(scores, output, extractor) + "\n")
                 else:
-                    record = _page_record(scores, output, extractor)
-                    stream.write(json.dumps(record, ensure_ascii=False) + "\n")
+                    stream.write(_page_line(scores, output, extractor))
     except BrokenPipeError:  # a reader like `head` left: not an error
         sys.stderr.close()
         raise typer.Exit(0) from None

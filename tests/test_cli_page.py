@@ -266,6 +266,48 @@ def test_block_lines_are_json_dumps_of_each_blocks_record(dev_site_pages):
         assert _block_lines(scores) == expected, page.id
 
 
+@pytest.mark.parametrize("output", ["text", "main", "html"])
+def test_page_lines_are_json_dumps_of_each_pages_record(dev_site_pages, output):
+    """A page's JSON line is put together from its fields' JSON strings; it must be
+    exactly what json.dumps writes for the page's record (real pages, a page without a
+    URL, and escapes in its name and text)."""
+    from denoise.cli_page import Format, _page_body, _page_line
+    from denoise.main_content import MainContentExtractor
+    from denoise.page import Page
+
+    detector = TemplateDetector.load().at_recall(0.5)
+    extractor = MainContentExtractor.load() if output == "main" else None
+    if extractor is not None:
+        detector = extractor.detector
+    odd = Page(id='q"uote\\\u2028.html', html='<html><body><div>"quoted"\ttab\\ caf\u00e9 '
+               '\u2028 \x01 and some more words here</div><p>a paragraph with words</p>'
+               '</body></html>')
+    fmt = Format(output)
+    for page in [*dev_site_pages[:40], odd]:
+        scores = detector.score(page)
+        record = {"page": page.id, **({"url": page.url} if page.url else {}),
+                  "html" if fmt is Format.html else "text": _page_body(scores, fmt, extractor)}
+        assert _page_line(scores, fmt, extractor) == json.dumps(
+            record, ensure_ascii=False) + "\n", page.id
+
+
+def test_json_strings_are_jsons_own(dev_site_pages):
+    """The compiled JSON string encoder writes what json's does: every control
+    character, quotes, backslashes, lone surrogates, characters past the BMP."""
+    import random
+    from json.encoder import encode_basestring
+
+    from denoise.jsonstr import json_str
+
+    rng = random.Random(7)
+    alphabet = [chr(c) for c in [*range(40), 92, 34, 127, 233, 255, 256, 0x2028, 0xD800,
+                                 0xDFFF, 0x1F600]] + list("ab ")
+    texts = ["", "plain", *("".join(rng.choice(alphabet) for _ in range(rng.randint(1, 40)))
+                             for _ in range(5000)), *(p.html for p in dev_site_pages[:40])]
+    for text in texts:
+        assert json_str(text) == encode_basestring(text), repr(text[:80])
+
+
 def test_recall_moves_the_operating_point(model, new_page):
     called = {}
     for recall in ("0.5", "1.0"):
