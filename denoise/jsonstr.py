@@ -2,7 +2,7 @@
 
 An output line is put together from its fields' JSON forms rather than a dict through
 ``json.dumps``: a page's text is thousands of characters, and json's own encoder took
-~2 ns each (~27 us a page of ``denoise apply``, ad hoc); the compiled one,
+~27 us for a page's ~6,000 (ad hoc); the compiled one,
 :func:`denoise._compiled.json_string`, copies the runs between escapes whole.
 """
 
@@ -18,4 +18,4 @@ except ImportError:  # the compiled extension is optional
 #: ``text`` as a quoted JSON string (the compiled encoder where built, else json's).
 json_str = _compiled_json_string if _compiled_json_string is not None else encode_basestring
 
-__all__ = ["encode_basestring", "json_str"]
+__all__ = ["json_str"]
