@@ -759,6 +759,54 @@ def fill_down(const int[:] parents, const int[:] marks):
     return out_a
 
 
+def content_chunks(const int[:] parents, const long long[:] nodes, const double[:] scores,
+                   double threshold, const int[:] chunk_block):
+    """``denoise.detector.PageScores.content_chunks`` in two passes instead of some ten
+    numpy steps: per block (``parents``, preorder, checked here) the score of its
+    nearest scored ancestor-or-self (``nodes[j]`` holds ``scores[j]``; a later node
+    of a block wins; 0 under none), template where it is ``>= threshold``; per chunk
+    whether it lies in a block (``chunk_block`` >= 0) that is not template."""
+    cdef Py_ssize_t n = parents.shape[0], m = nodes.shape[0], k = chunk_block.shape[0]
+    cdef Py_ssize_t i, j, b
+    cdef int p
+    cdef double score
+    if scores.shape[0] != m:
+        raise ValueError("content_chunks: one score a node, please")
+    cdef int* node_of = <int*>PyMem_Malloc((n + 1) * sizeof(int))
+    cdef unsigned char* template = <unsigned char*>PyMem_Malloc(n + 1)
+    if node_of is NULL or template is NULL:
+        PyMem_Free(node_of)
+        PyMem_Free(template)
+        raise MemoryError()
+    out_a = np.empty(k, dtype=np.bool_)
+    cdef cnp.npy_bool* out = <cnp.npy_bool*>cnp.PyArray_DATA(<cnp.ndarray>out_a)
+    try:
+        for i in range(n):
+            node_of[i] = -1
+        for j in range(m):
+            b = nodes[j]
+            if not 0 <= b < n:
+                raise ValueError("content_chunks: a node is not a block")
+            node_of[b] = <int>j
+        for i in range(n):
+            p = parents[i]
+            if p >= i or p < -1:
+                raise ValueError("parents must precede their children (preorder), -1 for roots")
+            if node_of[i] < 0 and p >= 0:
+                node_of[i] = node_of[p]
+            score = scores[node_of[i]] if node_of[i] >= 0 else 0.0
+            template[i] = score >= threshold
+        for j in range(k):
+            b = chunk_block[j]
+            if b >= n:
+                raise ValueError("content_chunks: a chunk's block is out of range")
+            out[j] = b >= 0 and not template[b]
+    finally:
+        PyMem_Free(node_of)
+        PyMem_Free(template)
+    return out_a
+
+
 def and_down(const int[:] parents, const cnp.npy_bool[:] flags):
     """Per node, whether it and all its ancestors are flagged; preorder."""
     cdef Py_ssize_t n = parents.shape[0]

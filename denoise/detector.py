@@ -88,6 +88,18 @@ class PageScores:
     def content_chunks(self) -> np.ndarray:
         """Per text chunk: the page's content (not template, and inside the page's
         regions, which leaves out the ``<head>``)."""
+        features = self.features
+        if _compiled is None:
+            return self.content_chunks_numpy()
+        return _compiled.content_chunks(
+            features.blocks.parents.astype(np.int32, copy=False),
+            features.nodes.astype(np.int64, copy=False),
+            self.scores.astype(np.float64, copy=False), float(self.threshold),
+            features.blocks.chunk_block.astype(np.int32, copy=False))
+
+    def content_chunks_numpy(self) -> np.ndarray:
+        """:meth:`content_chunks` by numpy steps (where the extension is not built; the
+        tests' reference)."""
         return ~self.template_chunks() & (self.features.blocks.chunk_block >= 0)
 
     def main_text(self) -> str:

@@ -266,6 +266,29 @@ def test_content_chunks_are_the_non_template_chunks_of_the_body(detector):
 
 
 
+def test_compiled_content_chunks_are_the_numpy_steps(shipped, dev_site_pages):
+    """The compiled pass keeps the same chunks as the numpy steps, at every operating
+    point (a threshold at or below 0 makes blocks under no scored node template too),
+    with NaN scores, and refuses parents out of preorder."""
+    import dataclasses
+
+    for page in dev_site_pages[:60]:
+        scores = shipped.score(page)
+        nan = dataclasses.replace(scores, scores=np.where(
+            np.arange(len(scores.scores)) % 3 == 0, np.nan, scores.scores))
+        for threshold in (-0.1, 0.0, 0.3, 0.5, 1.0, 1.1):
+            for each in (dataclasses.replace(scores, threshold=threshold),
+                         dataclasses.replace(nan, threshold=threshold)):
+                np.testing.assert_array_equal(each.content_chunks(),
+                                              each.content_chunks_numpy(), page.id)
+    from denoise import _compiled
+    if _compiled is not None:
+        with pytest.raises(ValueError, match="preorder"):
+            _compiled.content_chunks(np.array([1, -1], dtype=np.int32),
+                                     np.zeros(0, dtype=np.int64), np.zeros(0), 0.5,
+                                     np.zeros(0, dtype=np.int32))
+
+
 @pytest.mark.parametrize("number", NEW_SITES[:3])
 def test_block_lines_puts_each_blocks_kept_chunks_on_a_line_of_its_own(shipped, number):
     blocks = shipped.score(site_page(number, 1)).features.blocks
