@@ -385,8 +385,8 @@ cdef tuple _chunk_index(const unsigned char* data, Py_ssize_t size, first_a, las
     prefix_last_a = np.empty(n, dtype=np.uint64)
     spaces_first_a = np.empty(n, dtype=np.int64)
     spaces_last_a = np.empty(n, dtype=np.int64)
-    cdef cnp.uint64_t[:] prefix_first = prefix_first_a
-    cdef cnp.uint64_t[:] prefix_last = prefix_last_a
+    cdef cnp.uint64_t* prefix_first = <cnp.uint64_t*>cnp.PyArray_DATA(<cnp.ndarray>prefix_first_a)
+    cdef cnp.uint64_t* prefix_last = <cnp.uint64_t*>cnp.PyArray_DATA(<cnp.ndarray>prefix_last_a)
     cdef long long* spaces_first = <long long*>cnp.PyArray_DATA(<cnp.ndarray>spaces_first_a)
     cdef long long* spaces_last = <long long*>cnp.PyArray_DATA(<cnp.ndarray>spaces_last_a)
     cdef cnp.uint64_t prefix = 0
@@ -581,8 +581,9 @@ def kept_chunks(const int[::1] chunk_block, const cnp.int64_t[::1] chunk_starts,
     link_array = np.empty(kept_count, dtype=np.bool_)
     heading_array = np.empty(kept_count, dtype=np.bool_)
     template_array = np.empty(kept_count, dtype=np.float64)
-    cdef cnp.int64_t[::1] offsets = offsets_array
-    cdef cnp.npy_bool[::1] link = link_array, heading = heading_array
+    cdef cnp.int64_t* offsets = <cnp.int64_t*>cnp.PyArray_DATA(<cnp.ndarray>offsets_array)
+    cdef cnp.npy_bool* link = <cnp.npy_bool*>cnp.PyArray_DATA(<cnp.ndarray>link_array)
+    cdef cnp.npy_bool* heading = <cnp.npy_bool*>cnp.PyArray_DATA(<cnp.ndarray>heading_array)
     cdef double* template = <double*>cnp.PyArray_DATA(<cnp.ndarray>template_array)
     for i in range(n):
         b = chunk_block[i]
@@ -660,8 +661,6 @@ def kept_text(str text not None, const long long[:] chunk_starts, const long lon
         at += b - a
         previous = i
     return out
-
-
 
 
 cdef unsigned char _JSON_EXTRA[128]  # characters an ASCII character's JSON escape adds
@@ -963,7 +962,7 @@ def text_keys(str text, const long long[:] chunk_starts, const long long[:] chun
     eligible_a = np.zeros(n, dtype=np.bool_)
     keys_a = np.zeros(n, dtype=np.int64)
     cdef cnp.npy_bool* eligible = <cnp.npy_bool*>cnp.PyArray_DATA(<cnp.ndarray>eligible_a)
-    cdef cnp.uint64_t[:] keys = keys_a.view(np.uint64)
+    cdef cnp.uint64_t* keys = <cnp.uint64_t*>cnp.PyArray_DATA(<cnp.ndarray>keys_a)  # its int64
     if not 0 < min_unique_words <= 8:
         raise ValueError(f"min_unique_words must be in 1..8, got {min_unique_words}")
     if chunks == 0:
@@ -2720,9 +2719,12 @@ def assemble_words(const cnp.int64_t[::1] numbers, const cnp.int64_t[::1] chunk_
     upper_array = np.empty(kept, dtype=bool)
     starts_array = np.empty(kept, dtype=np.int64)
     ends_array = np.empty(kept, dtype=np.int64)
-    cdef cnp.uint64_t[::1] ids = ids_array
-    cdef cnp.int64_t[::1] runs = runs_array, starts = starts_array, ends = ends_array
-    cdef cnp.npy_bool[::1] stop = stop_array, capitalized = capitalized_array
+    cdef cnp.uint64_t* ids = <cnp.uint64_t*>cnp.PyArray_DATA(<cnp.ndarray>ids_array)
+    cdef cnp.int64_t* runs = <cnp.int64_t*>cnp.PyArray_DATA(<cnp.ndarray>runs_array)
+    cdef cnp.int64_t* starts = <cnp.int64_t*>cnp.PyArray_DATA(<cnp.ndarray>starts_array)
+    cdef cnp.int64_t* ends = <cnp.int64_t*>cnp.PyArray_DATA(<cnp.ndarray>ends_array)
+    cdef cnp.npy_bool* stop = <cnp.npy_bool*>cnp.PyArray_DATA(<cnp.ndarray>stop_array)
+    cdef cnp.npy_bool* capitalized = <cnp.npy_bool*>cnp.PyArray_DATA(<cnp.ndarray>capitalized_array)
     cdef cnp.npy_bool* upper = <cnp.npy_bool*>cnp.PyArray_DATA(<cnp.ndarray>upper_array)
     cdef Py_ssize_t w = 0
     cdef bint before, after, joiner
@@ -3251,8 +3253,10 @@ def phrase_occurrences(const cnp.uint64_t[::1] ids, const cnp.int64_t[::1] runs,
     first_array = np.empty(total, dtype=np.int64)
     lengths_array = np.empty(total, dtype=np.int64)
     rolling_array = np.empty(m, dtype=np.uint64)
-    cdef cnp.uint64_t[::1] hashes = hashes_array, rolling = rolling_array
-    cdef cnp.int64_t[::1] first = first_array, lengths = lengths_array
+    cdef cnp.uint64_t* hashes = <cnp.uint64_t*>cnp.PyArray_DATA(<cnp.ndarray>hashes_array)
+    cdef cnp.uint64_t* rolling = <cnp.uint64_t*>cnp.PyArray_DATA(<cnp.ndarray>rolling_array)
+    cdef cnp.int64_t* first = <cnp.int64_t*>cnp.PyArray_DATA(<cnp.ndarray>first_array)
+    cdef cnp.int64_t* lengths = <cnp.int64_t*>cnp.PyArray_DATA(<cnp.ndarray>lengths_array)
     for i in range(m):
         rolling[i] = ids[i]
     for n in range(1, max_words + 1):
@@ -3331,7 +3335,8 @@ def candidate_spans(const cnp.int64_t[::1] first_index, const cnp.int64_t[::1] o
     lengths_array = np.empty(n, dtype=np.int64)
     spans_array = np.empty((n, 2), dtype=np.int64)
     inside_array = np.empty(n, dtype=np.bool_)
-    cdef cnp.int64_t[::1] first = first_array, lengths = lengths_array
+    cdef cnp.int64_t* first = <cnp.int64_t*>cnp.PyArray_DATA(<cnp.ndarray>first_array)
+    cdef cnp.int64_t* lengths = <cnp.int64_t*>cnp.PyArray_DATA(<cnp.ndarray>lengths_array)
     cdef cnp.int64_t[:, ::1] spans = spans_array
     cdef cnp.npy_bool* stop_inside = <cnp.npy_bool*>cnp.PyArray_DATA(<cnp.ndarray>inside_array)
     for i in range(n):
