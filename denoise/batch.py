@@ -40,6 +40,7 @@ from typing import Protocol, TextIO
 
 from threadpoolctl import threadpool_limits
 
+from denoise import xmlheap
 from denoise.errors import DenoiseError, PageError
 from denoise.page import Page
 from denoise.reader import Skipped
@@ -151,9 +152,12 @@ def ready_for_pages() -> None:
       and OpenBLAS spreads that over threads that then spin: ``kwx extract --jobs 1``
       on 100,000 pages took 696 CPU seconds in 629 of wall time. ``--jobs`` gives the
       cores processes of their own.
+    - libxml2 allocates from slabs of its own (:mod:`denoise.xmlheap`), where a page's
+      tree lies in order in memory the page before it left warm.
     """
     gc.freeze()
     threadpool_limits(1, user_api="blas")
+    xmlheap.install()
 
 
 _JOB: PageJob | None = None
