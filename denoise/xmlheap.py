@@ -9,17 +9,25 @@ process (ad hoc). :func:`install` hands libxml2 an allocator (``xmlheap_slabs.c`
 cuts blocks of up to 512 bytes in order from 64 KiB slabs, each thread from its own,
 and cuts a slab again from its start once every block in it is freed. A page's tree
 then lies in the slabs the page before it emptied, in parse order, still in cache:
-parsing and freeing a page take 490 / 46 us where a fresh process's heap gives 640 / 91
-(ad hoc; ``benchmarks/scale.py`` measures the commands and bare parsing both ways).
+parsing and freeing a page take 508 / 62 us where even a fresh process's heap gives
+664 / 98 (ad hoc). ``benchmarks/scale.py`` measures bare parsing both ways (1.23x at
+100,000 pages) and ``benchmarks/ab.py`` the commands (kwx 0.889, apply 0.844 of their
+time before, the same output bytes).
+
+The price is memory at a parse's peak: a block freed while its slab is still in use
+(a buffer that grew, a parse's scratch) is not reused until the whole slab empties, so
+a tree takes more room than in the C library's heap: bare parsing of 10,000 pages
+peaked at 97 MB against 81, the largest page's tree at 576 slabs (36 MiB).
 
 Installed by :func:`denoise.batch.ready_for_pages`, so in every process of a batch
 command, before its loop over pages, and never by importing the toolkit: a library
 changes no process-wide allocator unasked. ``WEBDENOISE_XML_HEAP=system`` keeps the C
 library's allocator. The slabs come from one reserved address range (16 GiB of address
 space, memory committed 1 MiB at a time), so a block made before installation is told
-apart by its address and goes back to ``free``. A thread keeps up to 16 MiB of empty
-slabs; more go back to the system. Blocks a thread frees from another's slab are
-counted atomically and taken back by the owner; a thread that ends hands its slabs on.
+apart by its address and goes back to ``free``. A thread keeps up to 4 MiB of empty
+slabs; the rest give their pages back to the system. Blocks a thread frees from
+another's slab are counted atomically and taken back by the owner; a thread that ends
+hands its slabs on.
 
 Install before other threads use lxml: libxml2 takes the four functions one by one.
 """

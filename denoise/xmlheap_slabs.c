@@ -34,7 +34,7 @@
 #define SMALL_MAX 512                    /* larger blocks: the C library's malloc */
 #define RESERVED_BYTES ((size_t)16 << 30)  /* address space, not memory */
 #define COMMIT_SLABS 16
-#define KEPT_EMPTY 256                   /* empty slabs a thread keeps (16 MiB) */
+#define KEPT_EMPTY 64                    /* empty slabs a thread keeps (4 MiB) */
 #define RECLAIM_SCAN 8                   /* retired slabs looked at per refill */
 
 enum { CURRENT = 1, RETIRED, ORPHAN, EMPTY };
