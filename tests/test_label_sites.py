@@ -271,3 +271,15 @@ def test_a_method_whose_segmenter_takes_no_options_labels_whole_pages():
 
     want = signature(label_sites(sites(), lambda _: FingerprintMethod()))
     assert signature(label_sites(sites(), lambda _: Plain())) == want
+
+
+def test_one_process_labelling_readies_it_for_a_long_loop(monkeypatch):
+    # with --jobs 1 the pages are segmented here: this process, like a worker, gets the
+    # batch set-up (the slab allocator, a frozen heap, one BLAS thread) before the first
+    from denoise.site import batch
+
+    readied = []
+    monkeypatch.setattr(batch, "ready_for_pages", lambda: readied.append(True))
+    labelled = label_sites(sites(), lambda _: FingerprintMethod(), jobs=1)
+    next(labelled)
+    assert readied == [True]

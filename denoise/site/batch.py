@@ -32,7 +32,7 @@ from operator import attrgetter
 
 import numpy as np
 
-from denoise.batch import map_pages
+from denoise.batch import map_pages, ready_for_pages
 from denoise.blocks import PageBlocks
 from denoise.errors import PageError
 from denoise.page import Page
@@ -185,11 +185,13 @@ def _without_html(blocks: PageBlocks) -> PageBlocks:
 def _segmented(pages: Iterable[Page], segmenter: Callable[[Page], PageBlocks], jobs: int
                ) -> Iterator[tuple[Page, PageBlocks | PageError]]:
     """Each page with its blocks (or why it could not be segmented), in input order:
-    here, or on ``jobs`` worker processes."""
+    here, or on ``jobs`` worker processes; either way in a process made ready for a long
+    loop over pages (:func:`~denoise.batch.ready_for_pages`)."""
     if jobs > 1:
         for page, result in map_pages(pages, _SegmentJob(segmenter), jobs):
             yield page, result  # PageBlocks, or the PageError a worker sent back
         return
+    ready_for_pages()
     for page in pages:
         try:
             yield page, _without_html(segmenter(page))
