@@ -7,7 +7,6 @@ cdef extern from "xmlheap_slabs.h":
     void* xmlheap_malloc(size_t size)
     void* xmlheap_realloc(void* block, size_t size)
     char* xmlheap_strdup(const char* text)
-    int xmlheap_owns(const void* block)
     void xmlheap_counts(size_t* carved, size_t* shared_free)
 
 
@@ -21,11 +20,6 @@ def hooks():
     libxml2's ``xmlMemSetup`` takes them."""
     return (<size_t>&xmlheap_free, <size_t>&xmlheap_malloc, <size_t>&xmlheap_realloc,
             <size_t>&xmlheap_strdup)
-
-
-def owns(size_t address):
-    """Whether ``address`` lies in the slabs' range."""
-    return xmlheap_owns(<const void*>address) != 0
 
 
 def counts():

@@ -341,8 +341,6 @@ char *xmlheap_strdup(const char *text) {
     return copy;
 }
 
-int xmlheap_owns(const void *block) { return owns(block); }
-
 void xmlheap_counts(size_t *carved_out, size_t *shared_free_out) {
     pthread_mutex_lock(&lock);
     *carved_out = carved;

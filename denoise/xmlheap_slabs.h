@@ -13,9 +13,6 @@ void *xmlheap_malloc(size_t size);
 void *xmlheap_realloc(void *block, size_t size);
 char *xmlheap_strdup(const char *text);
 
-/* Whether ``block`` lies in the reserved range (a block this allocator made). */
-int xmlheap_owns(const void *block);
-
 /* Slabs carved so far, and slabs on the shared list of empty ones. */
 void xmlheap_counts(size_t *carved, size_t *shared_free);
 
