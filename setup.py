@@ -2,10 +2,8 @@
 else is in pyproject.toml.
 
 ``denoise._compiled`` reads lxml's tree through lxml's public C API; ``denoise._isotonic``
-is the dynamic program of ``denoise.smooth`` and needs numpy only; ``denoise._xmlheap``
-is the slab allocator :mod:`denoise.xmlheap` gives libxml2 (POSIX threads and ``mmap``).
-All are optional: where one cannot be built, its module falls back to the same steps in
-Python (the allocator, to the C library's).
+is the dynamic program of ``denoise.smooth`` and needs numpy only. Both are optional:
+where one cannot be built, its module falls back to the same steps in Python.
 """
 
 import lxml
@@ -27,11 +25,4 @@ isotonic = Extension(
     define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")],
     optional=True,
 )
-xmlheap = Extension(
-    "denoise._xmlheap",
-    ["denoise/_xmlheap.pyx", "denoise/xmlheap_slabs.c"],
-    depends=["denoise/xmlheap_slabs.h"],
-    include_dirs=["denoise"],
-    optional=True,
-)
-setup(ext_modules=cythonize([walk, isotonic, xmlheap], language_level=3, quiet=True))
+setup(ext_modules=cythonize([walk, isotonic], language_level=3, quiet=True))

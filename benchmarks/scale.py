@@ -36,11 +36,7 @@ tree from ``/proc``. The commands (one worker, ``--jobs 1``, unless said otherwi
 - bare parse: ``scale_probe.py parse FILE``, which reads the same file the same way and
   lxml-parses every page (``denoise.html.parse_html``), run before and after the
   commands of each size (the mean is the yardstick; both are shown). The yardstick is
-  lxml as it comes, with the C library's allocator.
-- bare parse, slabs: the same with ``--slabs``: libxml2 allocating from
-  :mod:`denoise.xmlheap`'s slabs, as the batch commands' processes do. Its ratio to the
-  yardstick is what the allocator does for parsing alone; the summary also gives each
-  command against it.
+  lxml as it comes.
 
 Before every timed run the input file is read once, untimed, into the page cache, so no
 run pays the disk for the others (the reads' system time is part of every run's CPU).
@@ -127,7 +123,7 @@ class Command:
     streaming: bool  # one output line per page
 
     def argv(self, **values: str) -> list[str]:
-        return [sys.executable, "-c", f"from {self.module} import app; app()",
+        return [sys.executable, "-c", f"from {self.module} import main; main()",
                 *(a.format(**values) for a in self.args)]
 
 
@@ -147,7 +143,6 @@ COMMANDS = {c.key: c for c in (
             ("dedup", "{input}", "-o", "{out}", "--jobs", "{jobs}"), 0.7, False),
 )}
 BARE = "bare parse"
-SLABS = "bare parse, slabs"
 
 
 # --- input --------------------------------------------------------------------------
@@ -253,7 +248,7 @@ def train_classifier(work: Path, pages: list[Page], order: list[int], denoise: s
         (folder / f"{n}.html").write_text(page.html, encoding="utf-8", errors="replace")
         lines.append(f"{n}.html\t{_collection(page.site)}\n")
     (folder / "labels.tsv").write_text("".join(lines), encoding="utf-8")
-    subprocess.run([sys.executable, "-c", "from mining.cli import app; app()", "classify",
+    subprocess.run([sys.executable, "-c", "from mining.cli import main; main()", "classify",
                     "train", str(folder / "labels.tsv"), "--out", str(model),
                     "--denoise", denoise], env=env, check=True, capture_output=True)
     return model
@@ -355,12 +350,10 @@ def run_command(work: Path, command: Command, size: int, source: Path, env: dict
     return data
 
 
-def bare_parse(work: Path, size: int, source: Path, env: dict[str, str], tag: str,
-               *, slabs: bool = False) -> dict:
+def bare_parse(work: Path, size: int, source: Path, env: dict[str, str], tag: str) -> dict:
     _into_page_cache(source)
     return measure(work, f"bare-{size}{tag}",
-                   [sys.executable, str(PROBE), "parse", str(source),
-                    *(["--slabs"] if slabs else [])], env)
+                   [sys.executable, str(PROBE), "parse", str(source)], env)
 
 
 def offers_engine(command: Command, env: dict[str, str]) -> bool:
@@ -368,7 +361,7 @@ def offers_engine(command: Command, env: dict[str, str]) -> bool:
     words = [a for a in command.args if not a.startswith("{")]
     subcommand = words[:words.index("-o")] if "-o" in words else words[:1]
     help_text = subprocess.run(
-        [sys.executable, "-c", f"from {command.module} import app; app()", *subcommand,
+        [sys.executable, "-c", f"from {command.module} import main; main()", *subcommand,
          "--help"], env={**env, "COLUMNS": "200"}, capture_output=True, text=True,
         check=False).stdout
     return "--engine" in help_text
@@ -383,8 +376,8 @@ def _ratio(a: float, b: float) -> float:
 
 def report(sizes: list[int], keys: list[str], results: dict, startup: dict,
            startup_pages: int, header: list[str]) -> list[str]:
-    titles = {BARE: BARE, SLABS: SLABS, **{k: COMMANDS[k].title for k in keys}}
-    rows = [BARE, *([SLABS] if (SLABS, sizes[-1]) in results else []), *keys]
+    titles = {BARE: BARE, **{k: COMMANDS[k].title for k in keys}}
+    rows = [BARE, *keys]
 
     def bare_cpu(size: int) -> float:
         return (results[BARE, size]["cpu"] + results[BARE + "2", size]["cpu"]) / 2
@@ -463,13 +456,11 @@ def report(sizes: list[int], keys: list[str], results: dict, startup: dict,
     small, large = sizes[0], sizes[-1]
     lines += ["", f"### Summary ({small:,} -> {large:,} pages)", "",
               "| command | goal | x bare parse | marginal x bare parse | CPU per page, "
-              f"{large:,} / {small:,} (marginal) | peak RSS, {large:,} / {small:,} | "
-              "x bare parse, slabs |",
-              "|---|---:|---:|---:|---:|---:|---:|"]
-    slabs_cpu = results[SLABS, large]["cpu"] if (SLABS, large) in results else None
+              f"{large:,} / {small:,} (marginal) | peak RSS, {large:,} / {small:,} |",
+              "|---|---:|---:|---:|---:|---:|"]
     for key in rows:
         if any(results.get((key, s), {}).get("code", 1) != 0 for s in (small, large)):
-            lines.append(f"| {titles[key]} | | failed | | | | |")
+            lines.append(f"| {titles[key]} | | failed | | | |")
             continue
         goal = COMMANDS[key].goal if key in COMMANDS else None
         ratio = _ratio(bare_cpu(large), bare_cpu(large) if key == BARE
@@ -479,9 +470,7 @@ def report(sizes: list[int], keys: list[str], results: dict, startup: dict,
         growth = _ratio(marginal(key, large), marginal(key, small))
         memory = _ratio(results[key, large]["maxrss_mb"], results[key, small]["maxrss_mb"])
         lines.append(f"| {titles[key]} | {f'>= {goal}x' if goal else ''} | "
-                     f"{ratio:.2f}x{verdict} | {net:.2f}x | {growth:.2f} | {memory:.2f} | "
-                     + (f"{_ratio(slabs_cpu, results[key, large]['cpu']):.2f}x |"
-                        if slabs_cpu and key != BARE else " |"))
+                     f"{ratio:.2f}x{verdict} | {net:.2f}x | {growth:.2f} | {memory:.2f} |")
     return lines
 
 
@@ -560,7 +549,6 @@ def main() -> None:
         print(f"fixed cost ({args.startup_pages} pages):", flush=True)
         tiny = source(args.startup_pages)
         startup[BARE] = bare_parse(work, args.startup_pages, tiny, env, "")
-        startup[SLABS] = bare_parse(work, args.startup_pages, tiny, env, "-slabs", slabs=True)
         for key in keys:
             startup[key] = run_command(work, COMMANDS[key], args.startup_pages, tiny, env,
                                        model=model)
@@ -572,7 +560,6 @@ def main() -> None:
                 results[key, size] = run_command(work, COMMANDS[key], size, path, env,
                                                  model=model)
             results[BARE + "2", size] = bare_parse(work, size, path, env, "-again")
-            results[SLABS, size] = bare_parse(work, size, path, env, "-slabs", slabs=True)
         header = [
             f"## Scale: {', '.join(f'{s:,}' for s in sizes)} pages",
             "",

@@ -16,8 +16,7 @@
 ``python benchmarks/scale_probe.py parse INPUT...``
     The bare-parse baseline: reads the pages as the commands do
     (``denoise.reader.read_pages``) and lxml-parses each (``denoise.html.parse_html``);
-    prints how many pages it parsed. With ``--slabs``, libxml2 allocates from
-    :mod:`denoise.xmlheap`'s slabs, as in the batch commands.
+    prints how many pages it parsed.
 """
 
 from __future__ import annotations
@@ -98,14 +97,11 @@ def measure(result: Path, stdout: Path, stderr: Path, command: list[str],
     }), encoding="utf-8")
 
 
-def parse(inputs: list[str], *, slabs: bool = False) -> None:
-    from denoise import xmlheap
+def parse(inputs: list[str]) -> None:
     from denoise.errors import PageError
     from denoise.html import parse_html
     from denoise.reader import Skipped, read_pages
 
-    if slabs and not xmlheap.install():
-        sys.exit("parse --slabs: the slab allocator cannot be installed here")
     parsed = 0
     for item in read_pages(inputs):
         if isinstance(item, Skipped):
@@ -129,11 +125,9 @@ def main() -> None:
     run.add_argument("command", nargs=argparse.REMAINDER)
     bare = commands.add_parser("parse")
     bare.add_argument("inputs", nargs="+")
-    bare.add_argument("--slabs", action="store_true",
-                      help="give libxml2 the slab allocator the batch commands use")
     args = parser.parse_args()
     if args.mode == "parse":
-        parse(args.inputs, slabs=args.slabs)
+        parse(args.inputs)
         return
     command = args.command[1:] if args.command[:1] == ["--"] else args.command
     if not command:

@@ -26,9 +26,13 @@ to stop a crawl) are counted by reason; :class:`BatchSummary` is the closing lin
 
 from __future__ import annotations
 
+import ctypes
 import gc
 import json
 import os
+import signal
+import sys
+import threading
 import time
 from collections import Counter, deque
 from collections.abc import Callable, Iterable, Iterator
@@ -40,8 +44,8 @@ from typing import Protocol, TextIO
 
 from threadpoolctl import threadpool_limits
 
-from denoise import xmlheap
 from denoise.errors import DenoiseError, PageError
+from denoise.output import output_target
 from denoise.page import Page
 from denoise.reader import Skipped
 
@@ -143,6 +147,10 @@ class ResultWriter:
 def ready_for_pages() -> None:
     """Set this process up for a long loop over pages, once its models are loaded.
 
+    Process-wide, so only for processes the toolkit owns: the workers it starts, and a
+    command line's own process (``own_process=True``). A program that calls the library
+    keeps its process as it was.
+
     - What is alive now (models, vocabularies, spaCy's tables) is frozen out of the
       cyclic garbage collector, which would otherwise walk it again at every full
       collection. Its share of the CPU (perf): ``denoise apply`` 4.2% -> 1.5% on 1,000
@@ -152,22 +160,56 @@ def ready_for_pages() -> None:
       and OpenBLAS spreads that over threads that then spin: ``kwx extract --jobs 1``
       on 100,000 pages took 696 CPU seconds in 629 of wall time. ``--jobs`` gives the
       cores processes of their own.
-    - libxml2 allocates from slabs of its own (:mod:`denoise.xmlheap`), where a page's
-      tree lies in order in memory the page before it left warm.
     """
     gc.freeze()
     threadpool_limits(1, user_api="blas")
-    xmlheap.install()
 
 
 _JOB: PageJob | None = None
+#: How often (seconds) a worker checks that its parent is alive where the kernel cannot
+#: tell it (not Linux).
+_PARENT_CHECK_SECONDS = 1.0
 
 
-def _init_worker(job: PageJob) -> None:
+def _init_worker(job: PageJob, parent: int) -> None:
     global _JOB  # one job per worker process, set once
+    _end_with_parent(parent)
     job.setup()
     ready_for_pages()
     _JOB = job
+
+
+def _pool(job: PageJob, workers: int) -> ProcessPoolExecutor:
+    """``workers`` processes set up for ``job``, each ending when this process ends."""
+    return ProcessPoolExecutor(workers, initializer=_init_worker, initargs=(job, os.getpid()))
+
+
+def _end_with_parent(parent: int) -> None:
+    """Make this worker end when ``parent`` (the process that started it) ends, however
+    it ends: killed with SIGKILL, a worker would otherwise live on for good, holding its
+    models' memory. On Linux the kernel sends SIGKILL at the parent's death
+    (``PR_SET_PDEATHSIG``); elsewhere a thread checks the parent's id every second. A
+    worker holds nothing to save: its pages' results go to the parent."""
+    if sys.platform.startswith("linux"):
+        try:
+            libc = ctypes.CDLL(None, use_errno=True)
+            libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+        except (OSError, AttributeError):  # no prctl: the thread below does it
+            pass
+        else:
+            if os.getppid() != parent:  # the parent died before prctl: nobody would tell
+                os._exit(1)
+            return
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(_PARENT_CHECK_SECONDS)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="webdenoise-parent-watch", daemon=True).start()
+
+
+_PR_SET_PDEATHSIG = 1  # <linux/prctl.h>
 
 
 @dataclass(frozen=True)
@@ -259,20 +301,23 @@ def skip_reason(error: PageError | Skipped) -> str:
 
 
 def map_pages(items: Iterable[Page | Skipped], job: PageJob, jobs: int,
-              window: int | None = None
+              window: int | None = None, *, own_process: bool = False
               ) -> Iterator[tuple[Page | Skipped, list[str] | PageError | Skipped]]:
     """Each input item with its result (what ``job`` returned, the ``PageError`` it raised,
     or the ``Skipped`` item itself), in input order: the engine under :func:`run_batch`,
-    for commands that gather results instead of writing lines. The processes that run
-    the job are made ready for a long loop (:func:`ready_for_pages`). A job with
-    ``many`` gets batches (:func:`_batches`), two a worker in flight."""
+    for commands that gather results instead of writing lines. The worker processes are
+    made ready for a long loop (:func:`ready_for_pages`); with ``jobs=1`` the job runs in
+    this process, which is readied too only when it is the toolkit's own
+    (``own_process``: a command line's). A job with ``many`` gets batches
+    (:func:`_batches`), two a worker in flight."""
     window = window or WINDOW_PER_JOB * jobs
     most_batches = window  # single pages: the window bounds them
     if getattr(job, "many", None) is not None:
         window, most_batches = max(window, 2 * BATCH_PAGES * jobs), 2 * jobs
     if jobs <= 1:
         job.setup()
-        ready_for_pages()
+        if own_process:
+            ready_for_pages()
         for batch in _batches(items, job):
             results = iter(_page_results(job, [i for i in batch if isinstance(i, Page)]))
             for item in batch:
@@ -282,7 +327,7 @@ def map_pages(items: Iterable[Page | Skipped], job: PageJob, jobs: int,
     # and whether it ends its batch
     pending: deque[tuple[Page | Skipped, Future | Skipped, int, bool]] = deque()
     in_flight = 0  # batches
-    pool = ProcessPoolExecutor(jobs, initializer=_init_worker, initargs=(job,))
+    pool = _pool(job, jobs)
     try:
         batches = _batches(items, job)
         exhausted = False
@@ -321,14 +366,14 @@ def map_pages(items: Iterable[Page | Skipped], job: PageJob, jobs: int,
                     if isinstance(page, Skipped):
                         yield page, page
                         continue
-                    pool = ProcessPoolExecutor(1, initializer=_init_worker, initargs=(job,))
+                    pool = _pool(job, 1)
                     try:
                         yield page, _returned(pool.submit(_work, [page]).result()[0])
                     except BrokenProcessPool:
                         yield page, PageError(page.id, "worker died")
                     finally:
                         pool.shutdown(wait=False, cancel_futures=True)
-                pool = ProcessPoolExecutor(jobs, initializer=_init_worker, initargs=(job,))
+                pool = _pool(job, jobs)
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
 
@@ -337,12 +382,13 @@ def run_batch(items: Iterable[Page | Skipped], job: PageJob, out: TextIO, *, job
               window: int | None = None, checkpoint: Callable[[int], None] | None = None,
               checkpoint_every: int = CHECKPOINT_EVERY, skip_first: int = 0,
               on_skip: Callable[[Page | Skipped, PageError | Skipped], None] | None = None,
-              on_page: Callable[[], None] | None = None) -> BatchSummary:
+              on_page: Callable[[], None] | None = None,
+              own_process: bool = False) -> BatchSummary:
     """Run ``job`` over ``items`` and write the lines to ``out`` in input order.
 
     ``skip_first`` items are passed over unread by the job (done by an earlier run).
     ``checkpoint(items_done)`` is called every ``checkpoint_every`` items and at the end,
-    after ``out`` was flushed.
+    after ``out`` was flushed. ``own_process``: see :func:`map_pages`.
     """
     if jobs < 1:
         raise ValueError(f"jobs must be at least 1, got {jobs}")
@@ -353,7 +399,7 @@ def run_batch(items: Iterable[Page | Skipped], job: PageJob, out: TextIO, *, job
         if next(iterator, None) is None:
             break
         writer.resumed()
-    for item, result in map_pages(iterator, job, jobs, window):
+    for item, result in map_pages(iterator, job, jobs, window, own_process=own_process):
         if isinstance(result, PageError | Skipped):
             if on_skip is not None:
                 on_skip(item, result)
@@ -367,24 +413,35 @@ def run_batch(items: Iterable[Page | Skipped], job: PageJob, out: TextIO, *, job
 class ResumableOutput:
     """``PATH.partial`` plus ``PATH.progress``; renamed to ``PATH`` when complete.
 
+    ``PATH`` is the file a symbolic link points to; a FIFO or a device is written
+    directly, with no partial file and no resuming (:mod:`denoise.output`).
+
     ``settings`` (the command and its options) are stored with the progress and must
     match on resume, so a run is never continued with other settings.
     """
 
     def __init__(self, path: Path, settings: dict[str, object], *, resume: bool) -> None:
-        self.path = path
-        self.partial = path.with_name(path.name + ".partial")
-        self.progress = path.with_name(path.name + ".progress")
+        target = output_target(path)
+        self.path = target.path
+        self.direct = target.stream  # a FIFO or device: written as it is, not resumable
+        self.partial = target.path if self.direct else self.path.with_name(
+            self.path.name + ".partial")
+        self.progress = self.path.with_name(self.path.name + ".progress")
         self.settings = settings
         self.skip = 0
         size = 0
+        if self.direct:
+            if resume:
+                raise ResumeError(f"{path}: not a regular file (a pipe or a device), so "
+                                  "there is nothing to resume; run without --resume")
+            self.stream: TextIO = self.path.open("w", encoding="utf-8", newline="")
+            return
         if resume:
             self.skip, size = self._read_progress()
         elif self.progress.exists() or self.partial.exists():
             self.progress.unlink(missing_ok=True)
-        path.parent.mkdir(parents=True, exist_ok=True)
         mode = "r+" if resume else "w"
-        self.stream: TextIO = self.partial.open(mode, encoding="utf-8", newline="")
+        self.stream = self.partial.open(mode, encoding="utf-8", newline="")
         if resume:
             self.stream.seek(size)
             self.stream.truncate()
@@ -411,6 +468,8 @@ class ResumableOutput:
     def checkpoint(self, items: int) -> None:
         """Record that ``items`` input items are done (their output is flushed)."""
         self.stream.flush()
+        if self.direct:
+            return
         os.fsync(self.stream.fileno())
         state = {"items": items, "bytes": self.stream.tell(), "settings": self.settings}
         temporary = self.progress.with_name(self.progress.name + ".tmp")
@@ -420,6 +479,8 @@ class ResumableOutput:
     def finish(self) -> None:
         """The run is complete: the output takes its name, the progress file goes."""
         self.stream.close()
+        if self.direct:
+            return
         self.partial.replace(self.path)
         self.progress.unlink(missing_ok=True)
 

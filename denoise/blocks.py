@@ -20,6 +20,7 @@ from functools import cached_property, partial
 import numpy as np
 from lxml import etree
 
+from denoise.arguments import expect_page
 from denoise.arrays import sorted_unique
 from denoise.html import parse_html
 from denoise.page import Page
@@ -590,6 +591,7 @@ def segment_dom(page: Page, dom: DomIndex, scheme: str = "blocks") -> PageBlocks
 
 def segment(page: Page, scheme: str = "blocks") -> PageBlocks:
     """Parse ``page`` once and cut it into the blocks of ``scheme``."""
+    expect_page(page, "segment")
     if scheme not in SCHEMES:
         raise ValueError(f"unknown segmentation {scheme!r}; choose from {SCHEMES}")
     return segment_dom(page, index_dom(parse_html(page.html, page.id)), scheme)

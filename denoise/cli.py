@@ -25,6 +25,7 @@ from denoise.cli_batch import (
     SparkMasterOption,
     page_progress,
 )
+from denoise.cli_common import VersionOption, run, version_command
 from denoise.cli_common import say as _say
 from denoise.decode import DEFAULT_MAX_BYTES
 from denoise.errors import DenoiseError, PageError
@@ -60,8 +61,13 @@ class MethodName(StrEnum):
 
 
 @app.callback()
-def _main() -> None:
+def _main(version: VersionOption = False) -> None:
     """Find the template blocks of web pages and remove them."""
+
+
+def main() -> None:
+    """The ``denoise`` program."""
+    run(app)
 
 _STORE_METHODS = ("fingerprint", "shingle")
 
@@ -72,6 +78,7 @@ InputsArg = Annotated[
         "archives, WARC files, JSON lines files of {url, html}, single .html files, or - "
         "for standard input.",
         show_default=False,
+        metavar="INPUT...",
     ),
 ]
 
@@ -120,19 +127,6 @@ def _block_lines(page: LabeledPage, method: type[SiteMethod]) -> str:
             blocks.shape.paths(blocks.elements), blocks.tags, starts.tolist(), ends.tolist(),
             page.labels.tolist(), page.support.tolist(), page.reasons.tolist(),
             page.example.tolist(), strict=True))
-
-
-def version_command() -> None:
-    """Print the toolkit's version."""
-    from importlib.metadata import PackageNotFoundError
-    from importlib.metadata import version as installed
-
-    try:
-        typer.echo(installed("webdenoise"))
-    except PackageNotFoundError:  # run from a source tree
-        typer.echo("error: webdenoise is not installed, so it has no version "
-                   "(pip install -e .)", err=True)
-        raise typer.Exit(1) from None
 
 
 app.command("version")(version_command)
@@ -294,6 +288,8 @@ def _site_failed(err: Console, error: BaseException, output: SiteProgress | None
     """What a run that stopped exits with, its reason said: 130 on an interrupt (``--resume``
     continues), 2 on bad input or options, 1 on output that cannot be written, 0 when
     the reader of standard output left."""
+    if output is not None and output.direct:  # a pipe or a device: nothing to resume
+        output = None
     kept = f"; {output.partial} holds what was done: --resume continues" if output else ""
     if isinstance(error, KeyboardInterrupt):
         _say(err, "interrupted" if output is None else f"interrupted: {output.partial} holds "
@@ -359,7 +355,8 @@ def _label_to_output(inputs: list[str], tally: _SiteTally, make: Callable[[str],
         write = output.write if output is not None else sys.stdout.write if to_stdout else None
         labelled = label_sites(pages(), make, on_error=tally.skip,
                                grouped=_grouped_by_site(inputs, site),
-                               jobs=jobs or default_jobs(), text=write is not None)
+                               jobs=jobs or default_jobs(), text=write is not None,
+                               own_process=True)
         _write_sites(labelled, METHODS[name], tally, write,
                      output.site_done if output is not None else None)
     if to_stdout:

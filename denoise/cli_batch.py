@@ -8,6 +8,7 @@ only), bad items named on stderr, the closing summary line, and the exit codes.
 from __future__ import annotations
 
 import sys
+import time
 from collections.abc import Sequence
 from contextlib import ExitStack
 from enum import StrEnum
@@ -92,6 +93,7 @@ def run_pages(err: Console, inputs: Sequence[str], job: PageJob, *, out: Path, j
     if engine is Engine.SPARK and jobs is not None:
         raise typer.BadParameter("--jobs is for --engine embedded; Spark's cores come from "
                                  "--spark-master (local[N]) or the cluster")
+    clocks = time.perf_counter(), time.process_time()  # the summary counts model loading
     with ExitStack() as stack:
         spark = None
         try:
@@ -103,12 +105,13 @@ def run_pages(err: Console, inputs: Sequence[str], job: PageJob, *, out: Path, j
             raise typer.Exit(2) from None
         return _run(err, inputs, job, out=out, jobs=jobs, resume=resume, settings=settings,
                     max_bytes=max_bytes, site=site, what=what, quiet_single=quiet_single,
-                    spark=spark)
+                    spark=spark, clocks=clocks)
 
 
 def _run(err: Console, inputs: Sequence[str], job: PageJob, *, out: Path, jobs: int | None,
          resume: bool, settings: dict[str, object], max_bytes: int, site: str | None,
-         what: str, quiet_single: bool, spark: SparkSession | None) -> BatchSummary:
+         what: str, quiet_single: bool, spark: SparkSession | None,
+         clocks: tuple[float, float]) -> BatchSummary:
     output = None
     try:
         if str(out) != "-":
@@ -131,7 +134,8 @@ def _run(err: Console, inputs: Sequence[str], job: PageJob, *, out: Path, jobs: 
                 summary = run_batch(read_pages(inputs, site=site, max_bytes=max_bytes), job,
                                     stream, jobs=workers, skip_first=output.skip if output else 0,
                                     checkpoint=output.checkpoint if output else None,
-                                    on_skip=skip, on_page=lambda: progress.advance(task))
+                                    on_skip=skip, on_page=lambda: progress.advance(task),
+                                    own_process=True)
             else:
                 summary = run_pages_spark(spark, inputs, job, stream, site=site,
                                           max_bytes=max_bytes,
@@ -147,15 +151,18 @@ def _run(err: Console, inputs: Sequence[str], job: PageJob, *, out: Path, jobs: 
     except KeyboardInterrupt:
         if output is not None:
             output.close()
-            _say(err, f"interrupted: {output.partial} holds what was done; run again with "
-                 "--resume to continue")
+            if not output.direct:
+                _say(err, f"interrupted: {output.partial} holds what was done; run again "
+                     "with --resume to continue")
         raise typer.Exit(130) from None
     except SparkJobError as error:
-        if output is not None:
+        if output is not None and not output.direct:
             output.close()
             _say(err, f"error: {error}; {output.partial} holds what was done: --resume "
                  "continues")
         else:
+            if output is not None:
+                output.close()
             _say(err, f"error: {error}")
         raise typer.Exit(1) from None
     except OSError as error:
@@ -163,6 +170,7 @@ def _run(err: Console, inputs: Sequence[str], job: PageJob, *, out: Path, jobs: 
             output.close()
         _say(err, f"error: {out}: cannot write ({error.strerror or error})")
         raise typer.Exit(1) from None
+    summary.started, summary.cpu_started = clocks
     if not (quiet_single and summary.written == 1 and not summary.skipped):
         _say(err, summary.line())
     if not summary.written and not summary.resumed:

@@ -21,6 +21,7 @@ from typing import Self
 
 import numpy as np
 
+from denoise.arguments import expect_page
 from denoise.blocks import PageBlocks
 from denoise.features import PageFeatures, extract
 from denoise.model import ModelError, TemplateModel, default_model_path
@@ -223,5 +224,5 @@ class TemplateDetector:
 
     def score(self, page: Page) -> PageScores:
         """Parse, segment, score and smooth one page."""
-        return self.score_features(extract(page))
+        return self.score_features(extract(expect_page(page, "TemplateDetector.score")))
 

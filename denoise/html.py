@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from lxml import etree
 
+from denoise.arguments import expect_text
 from denoise.errors import PageError
 
 #: Elements removed with their content before segmentation: never visible text.
@@ -32,7 +33,7 @@ def parse_html(html: str, source: str = "<html>", *, ids: bool = False) -> etree
     The text is handed to lxml as UTF-8 bytes so that an XML declaration in the page
     (common on XHTML sites) cannot make lxml refuse a ``str``.
     """
-    data = html.encode("utf-8", errors="replace")
+    data = expect_text(html, "html", "parse_html").encode("utf-8", errors="replace")
     try:
         root = etree.fromstring(data, _PARSER_WITH_IDS if ids else _PARSER)
     except etree.LxmlError as error:

@@ -35,6 +35,7 @@ from pathlib import Path
 
 import numpy as np
 
+from denoise.arguments import expect_page, expect_text
 from denoise.blocks import PageBlocks
 from denoise.detector import PageScores, TemplateDetector, block_lines
 from denoise.features import FEATURE_NAMES, PageFeatures, extract
@@ -143,7 +144,7 @@ class MainContentExtractor:
 
     def extract(self, page: Page) -> str:
         """Parse ``page`` once and return its main text."""
-        return self.text(extract(page))
+        return self.text(extract(expect_page(page, "MainContentExtractor.extract")))
 
 
 def _anchor_shares(blocks: PageBlocks) -> np.ndarray:
@@ -169,5 +170,7 @@ def main_text(html: str, url: str | None = None) -> str:
     needed); ``url`` helps tell links within the site from links away. Raises
     :class:`~denoise.errors.PageError` for a page lxml cannot parse at all.
     """
+    expect_text(html, "html", "main_text")
+    expect_text(url, "url", "main_text", optional=True)
     page = Page(id=url or "<html>", html=html, url=url, site=site_of(url))
     return default_extractor().extract(page)

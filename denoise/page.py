@@ -6,6 +6,8 @@ import re
 from dataclasses import dataclass, replace
 from urllib.parse import urlsplit
 
+from denoise.arguments import expect_text
+
 _WAYBACK = re.compile(r"^/web/\d+[a-z_]*/(?P<inner>.+)$")
 
 
@@ -22,6 +24,12 @@ class Page:
     html: str
     url: str | None = None
     site: str = ""
+
+    def __post_init__(self) -> None:
+        expect_text(self.id, "id", "Page")
+        expect_text(self.html, "html", "Page")
+        expect_text(self.url, "url", "Page", optional=True)
+        expect_text(self.site, "site", "Page")
 
     def without_html(self) -> Page:
         """The page without its HTML, once it is segmented and only its blocks are read

@@ -16,7 +16,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from denoise.cli import InputsArg, _fraction, _say, version_command
+from denoise.cli import InputsArg, _fraction, _say
 from denoise.cli_batch import (
     Engine,
     EngineOption,
@@ -26,6 +26,7 @@ from denoise.cli_batch import (
     SparkMasterOption,
     run_pages,
 )
+from denoise.cli_common import VersionOption, run, version_command
 from denoise.cli_common import fail as _fail
 from denoise.cli_page import MaxBytesOption, _progress, _read, _skipper
 from denoise.decode import DEFAULT_MAX_BYTES
@@ -107,8 +108,13 @@ JsonOption = Annotated[bool, typer.Option("--json", help="JSON lines on standard
 
 
 @app.callback()
-def _main() -> None:
+def _main(version: VersionOption = False) -> None:
     """Contextual-advertising keywords from web pages, template blocks removed first."""
+
+
+def main() -> None:
+    """The ``kwx`` program."""
+    run(app)
 
 
 def _named(error: Exception, path: Path) -> str:

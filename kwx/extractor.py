@@ -18,6 +18,7 @@ from typing import Self
 
 import numpy as np
 
+from denoise.arguments import expect_page, expect_pages
 from denoise.detector import PageScores, TemplateDetector
 from denoise.page import Page
 from denoise.steps import step_by_step
@@ -171,6 +172,7 @@ class KeywordExtractor:
 
     def candidates(self, page: Page) -> Candidates:
         """The page's candidates (de-noised first when there is a detector)."""
+        expect_page(page, "KeywordExtractor")
         return find_candidates(read_document(page, self.detector), self.max_words)
 
     def score(self, page: Page) -> ScoredCandidates:
@@ -189,6 +191,7 @@ class KeywordExtractor:
         worked step by step over all the pages (:func:`denoise.steps.step_by_step`), with
         the same keywords."""
         detector = self.detector
+        pages = list(expect_pages(pages, "KeywordExtractor.extract_many"))
 
         def scored(parsed: ParsedPage) -> tuple[ParsedPage, PageScores | None]:
             return parsed, None if detector is None else page_scores(parsed, detector)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import typer
 
-from denoise.cli import version_command
+from denoise.cli_common import VersionOption, run, version_command
 
 app = typer.Typer(
     help="Near-duplicate detection and page classification, with templates removed first.",
@@ -17,8 +17,13 @@ app = typer.Typer(
 
 
 @app.callback()
-def _main() -> None:
+def _main(version: VersionOption = False) -> None:
     """Near-duplicate detection and page classification, with templates removed first."""
+
+
+def main() -> None:
+    """The ``mining`` program."""
+    run(app)
 
 
 # `mining dedup` lives in its own module; importing it registers it.

@@ -135,7 +135,7 @@ def _page_words(inputs: list[str], config: DedupConfig, jobs: int | None, max_by
     job.setup()  # here first: a model that cannot load is one clear line, not dead workers
     # the first ``done`` items were sketched by an interrupted run: read, not parsed
     items = islice(read_pages(inputs, site=site, max_bytes=max_bytes), done, None)
-    for item, result in map_pages(items, job, jobs or default_jobs()):
+    for item, result in map_pages(items, job, jobs or default_jobs(), own_process=True):
         if isinstance(result, Skipped | PageError):
             skipped.append(result)
             _say(err, f"skipped {result}")

@@ -33,6 +33,7 @@ from typing import Any
 
 import numpy as np
 
+from denoise.arguments import expect_pages
 from denoise.blocks import covered_chunks, index_dom, segment
 from denoise.detector import PageScores, TemplateDetector, block_lines
 from denoise.errors import PageError
@@ -101,6 +102,7 @@ def page_texts(pages: Iterable[Page], mode: Denoise | str, *,
     (default: the shipped one); each is loaded once.
     """
     mode = Denoise(mode)
+    pages = expect_pages(pages, "page_texts")
     if mode is Denoise.site:
         for labelled in label_sites(pages, lambda _: site_labeller(), on_error=on_error):
             blocks = labelled.blocks

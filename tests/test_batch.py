@@ -306,7 +306,7 @@ def complete_run(path: Path, items, jobs: int = 1) -> str:
 
 
 def test_output_takes_its_name_only_when_finished(tmp_path):
-    path = tmp_path / "sub" / "out.jsonl"
+    path = tmp_path / "out.jsonl"
     output = ResumableOutput(path, SETTINGS, resume=False)
     run_batch(pages(5), EchoJob(), output.stream, checkpoint=output.checkpoint)
     assert not path.exists()
@@ -574,6 +574,7 @@ def test_a_page_the_job_fails_on_unexpectedly_is_skipped_not_the_run(jobs):
 
 
 def test_a_job_runs_with_its_models_out_of_the_gc_walks_and_one_blas_thread():
+    # in a command's own process (own_process); a library caller's: test_safe_process.py
     import gc
 
     from threadpoolctl import threadpool_info, threadpool_limits
@@ -593,7 +594,8 @@ def test_a_job_runs_with_its_models_out_of_the_gc_walks_and_one_blas_thread():
     gc.unfreeze()
     limits = threadpool_limits()  # to put the test process back as it was
     try:
-        results = list(map_pages([Page(id="a", html="<p>x</p>")], Loading(), jobs=1))
+        results = list(map_pages([Page(id="a", html="<p>x</p>")], Loading(), jobs=1,
+                                 own_process=True))
     finally:
         gc.unfreeze()
         limits.restore_original_limits()

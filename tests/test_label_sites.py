@@ -273,13 +273,15 @@ def test_a_method_whose_segmenter_takes_no_options_labels_whole_pages():
     assert signature(label_sites(sites(), lambda _: Plain())) == want
 
 
-def test_one_process_labelling_readies_it_for_a_long_loop(monkeypatch):
-    # with --jobs 1 the pages are segmented here: this process, like a worker, gets the
-    # batch set-up (the slab allocator, a frozen heap, one BLAS thread) before the first
+def test_one_process_labelling_readies_only_its_own_process(monkeypatch):
+    # with --jobs 1 the pages are segmented here: a command's own process, like a
+    # worker, gets the batch set-up (a frozen heap, one BLAS thread); a library caller's
+    # process does not
     from denoise.site import batch
 
     readied = []
     monkeypatch.setattr(batch, "ready_for_pages", lambda: readied.append(True))
-    labelled = label_sites(sites(), lambda _: FingerprintMethod(), jobs=1)
-    next(labelled)
+    next(label_sites(sites(), lambda _: FingerprintMethod(), jobs=1))
+    assert readied == []
+    next(label_sites(sites(), lambda _: FingerprintMethod(), jobs=1, own_process=True))
     assert readied == [True]

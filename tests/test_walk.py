@@ -127,7 +127,7 @@ def test_compiled_block_cuts_refuse_a_tree_out_of_preorder():
                                     dom.tag_ids, dom.depths, dom.lines)
 
 
-@pytest.mark.parametrize("name", ["_compiled", "_isotonic", "_xmlheap"])
+@pytest.mark.parametrize("name", ["_compiled", "_isotonic"])
 def test_a_built_extension_imports(name):
     # the extensions are optional: one that was built but cannot be imported (say, it
     # calls a libxml2 function lxml does not export) would fall back to Python silently

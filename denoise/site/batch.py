@@ -97,6 +97,7 @@ def label_sites(
     jobs: int = 1,
     hold_bytes: int = HOLD_BYTES,
     text: bool = True,
+    own_process: bool = False,
 ) -> Iterator[LabeledPage]:
     """Segment every page once, fit one method per site, and yield the labelled pages.
 
@@ -117,7 +118,9 @@ def label_sites(
     DOM shape), so that more of them wait in memory.
 
     With ``jobs`` > 1 the parsing and segmentation (most of the work) run on that many
-    worker processes.
+    worker processes. ``own_process``: this process is a command line's own, so with
+    ``jobs=1`` it may be readied for the loop as a worker is
+    (:func:`~denoise.batch.ready_for_pages`); a library caller's is left as it is.
     """
     pages = iter(pages)
     first = next(pages, None)
@@ -128,7 +131,8 @@ def label_sites(
     finished: set[str] = set()
     current: str | None = None
     with _Waiting(hold_bytes) as waiting:
-        for page, blocks in _segmented(chain([first], pages), segmenter, jobs):
+        for page, blocks in _segmented(chain([first], pages), segmenter, jobs,
+                                            own_process):
             if on_page is not None:
                 on_page(page)
             if grouped and page.site != current:
@@ -182,16 +186,18 @@ def _without_html(blocks: PageBlocks) -> PageBlocks:
     return blocks if page is blocks.page else replace(blocks, page=page)
 
 
-def _segmented(pages: Iterable[Page], segmenter: Callable[[Page], PageBlocks], jobs: int
-               ) -> Iterator[tuple[Page, PageBlocks | PageError]]:
+def _segmented(pages: Iterable[Page], segmenter: Callable[[Page], PageBlocks], jobs: int,
+               own_process: bool) -> Iterator[tuple[Page, PageBlocks | PageError]]:
     """Each page with its blocks (or why it could not be segmented), in input order:
-    here, or on ``jobs`` worker processes; either way in a process made ready for a long
-    loop over pages (:func:`~denoise.batch.ready_for_pages`)."""
+    on ``jobs`` worker processes, made ready for a long loop over pages
+    (:func:`~denoise.batch.ready_for_pages`), or here, made ready only when this process
+    is the toolkit's own (``own_process``)."""
     if jobs > 1:
         for page, result in map_pages(pages, _SegmentJob(segmenter), jobs):
             yield page, result  # PageBlocks, or the PageError a worker sent back
         return
-    ready_for_pages()
+    if own_process:
+        ready_for_pages()
     for page in pages:
         try:
             yield page, _without_html(segmenter(page))

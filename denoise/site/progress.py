@@ -41,6 +41,7 @@ from pathlib import Path
 from typing import BinaryIO
 
 from denoise.batch import CHECKPOINT_EVERY, ResumeError
+from denoise.output import output_target
 from denoise.site.batch import SiteReport
 
 FORMAT_VERSION = 1
@@ -59,22 +60,31 @@ class SiteProgress:
 
     def __init__(self, path: Path, settings: dict[str, object], *, resume: bool,
                  before_save: Callable[[], None] | None = None) -> None:
-        self.path = path
-        self.partial = path.with_name(path.name + ".partial")
-        self.progress = path.with_name(path.name + ".progress")
+        target = output_target(path)
+        self.path = target.path
+        self.direct = target.stream  # a FIFO or device: written as it is, not resumable
+        self.partial = self.path if self.direct else self.path.with_name(
+            self.path.name + ".partial")
+        self.progress = self.path.with_name(self.path.name + ".progress")
         self.settings = json.loads(json.dumps(settings))  # as it reads back from JSON
         self.before_save = before_save
         self.done: dict[str, SiteReport] = {}
         self._pending: list[bytes] = []  # progress lines of sites finished since the save
         self._pages = 0  # pages of those sites
         self._saved_at = time.monotonic()
-        path.parent.mkdir(parents=True, exist_ok=True)
-        if resume:
+        self._log: BinaryIO | None = None
+        if self.direct:
+            if resume:
+                raise ResumeError(f"{path}: not a regular file (a pipe or a device), so "
+                                  "there is nothing to resume; run without --resume")
+            self.size = 0
+            self.stream: BinaryIO = self.path.open("wb")
+        elif resume:
             self.size, kept = self._read_progress()
-            self.stream: BinaryIO = self.partial.open("r+b")
+            self.stream = self.partial.open("r+b")
             self.stream.truncate(self.size)
             self.stream.seek(self.size)
-            self._log: BinaryIO = self.progress.open("r+b")
+            self._log = self.progress.open("r+b")
             self._log.truncate(kept)
             self._log.seek(kept)
         else:
@@ -134,12 +144,14 @@ class SiteProgress:
         if self.before_save is not None:
             self.before_save()
         self.stream.flush()
-        os.fsync(self.stream.fileno())
+        if not self.direct:  # a pipe or a device cannot be synced
+            os.fsync(self.stream.fileno())
         # taken first: an interrupt while they are written must not write them twice
         pending, self._pending, self._pages = self._pending, [], 0
         self._saved_at = time.monotonic()
-        self._log.write(b"".join(pending))
-        self._log.flush()
+        if self._log is not None:
+            self._log.write(b"".join(pending))
+            self._log.flush()
 
     def finish(self) -> None:
         """The run is complete: the output takes its name, the progress file goes (a
@@ -147,9 +159,13 @@ class SiteProgress:
         if self.before_save is not None:
             self.before_save()
         self.stream.flush()
+        if self.direct:
+            self.stream.close()
+            return
         os.fsync(self.stream.fileno())
         self.stream.close()
-        self._log.close()
+        if self._log is not None:
+            self._log.close()
         self.partial.replace(self.path)
         self.progress.unlink(missing_ok=True)
 
@@ -162,12 +178,15 @@ class SiteProgress:
                 self.save()
         for stream in (self.stream, self._log):
             with suppress(OSError):
-                stream.close()
+                if stream is not None:
+                    stream.close()
 
     def discard(self) -> None:
         """Stop a run that cannot be resumed (its input or options are at fault, and would
         be again): partial output and progress go."""
         self.close(save=False)
+        if self.direct:
+            return
         for path in (self.partial, self.progress):
             with suppress(OSError):
                 path.unlink(missing_ok=True)

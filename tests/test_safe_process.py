@@ -1,0 +1,284 @@
+"""Safe to embed, safe to run unattended: output files that are not regular files, a
+library caller's process left as it was, workers that end with their parent, SIGTERM
+taken as Ctrl-C, arguments checked, ``--version`` and plain flags."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import stat
+import subprocess
+import sys
+import textwrap
+import threading
+import time
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from denoise.batch import ResumableOutput, ResumeError
+from denoise.output import atomic_text, output_target
+
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples" / "shop"
+PAGE = EXAMPLES / "oak-shelf.html"
+
+
+# --- output files ----------------------------------------------------------------------
+
+def _read_fifo(path: Path, into: list[bytes]) -> threading.Thread:
+    def read() -> None:
+        with path.open("rb") as stream:
+            into.append(stream.read())
+
+    reader = threading.Thread(target=read)
+    reader.start()
+    return reader
+
+
+def test_a_fifo_is_written_to_not_replaced(tmp_path):
+    fifo = tmp_path / "out.fifo"
+    os.mkfifo(fifo)
+    got: list[bytes] = []
+    reader = _read_fifo(fifo, got)
+    with atomic_text(fifo) as stream:
+        stream.write("through the pipe\n")
+    reader.join(10)
+    assert got == [b"through the pipe\n"]
+    assert stat.S_ISFIFO(fifo.stat().st_mode)
+
+
+def test_a_batch_writes_to_a_fifo_and_cannot_resume_one(tmp_path):
+    fifo = tmp_path / "out.fifo"
+    os.mkfifo(fifo)
+    got: list[bytes] = []
+    reader = _read_fifo(fifo, got)
+    output = ResumableOutput(fifo, {}, resume=False)
+    output.stream.write("line\n")
+    output.checkpoint(1)
+    output.finish()
+    reader.join(10)
+    assert got == [b"line\n"]
+    assert stat.S_ISFIFO(fifo.stat().st_mode)
+    assert not (tmp_path / "out.fifo.partial").exists()
+    assert not (tmp_path / "out.fifo.progress").exists()
+    with pytest.raises(ResumeError, match="not a regular file"):
+        ResumableOutput(fifo, {}, resume=True)
+
+
+def test_a_device_stays_a_device():
+    with atomic_text("/dev/null") as stream:
+        stream.write("gone\n")
+    assert stat.S_ISCHR(Path("/dev/null").stat().st_mode)
+    assert output_target("/dev/null").stream
+
+
+def test_a_symlink_is_followed_and_kept(tmp_path):
+    target = tmp_path / "real.txt"
+    target.write_text("old\n")
+    link = tmp_path / "link.txt"
+    link.symlink_to(target)
+    with atomic_text(link) as stream:
+        stream.write("new\n")
+    assert link.is_symlink()
+    assert target.read_text() == "new\n"
+
+
+def test_a_batch_output_through_a_symlink_keeps_it(tmp_path):
+    target = tmp_path / "real.jsonl"
+    link = tmp_path / "link.jsonl"
+    link.symlink_to(target)
+    output = ResumableOutput(link, {}, resume=False)
+    output.stream.write("line\n")
+    output.finish()
+    assert link.is_symlink()
+    assert target.read_text() == "line\n"
+
+
+def test_a_missing_folder_is_an_error_not_made(tmp_path):
+    missing = tmp_path / "no" / "such" / "out.txt"
+    with pytest.raises(FileNotFoundError, match="no folder"), atomic_text(missing):
+        pass
+    assert not (tmp_path / "no").exists()
+
+
+def test_a_command_names_a_missing_output_folder(tmp_path):
+    from kwx.cli import app
+
+    missing = tmp_path / "nowhere" / "out.jsonl"
+    result = CliRunner().invoke(app, ["extract", str(PAGE), "-o", str(missing)])
+    assert result.exit_code == 2
+    assert f"{missing}: cannot write (no folder {missing.parent})" in result.output
+    assert "Traceback" not in result.output
+    assert not missing.parent.exists()
+
+
+def test_a_regular_file_is_still_replaced_whole(tmp_path):
+    path = tmp_path / "out.txt"
+    path.write_text("old\n")
+    with pytest.raises(RuntimeError), atomic_text(path) as stream:
+        stream.write("half")
+        raise RuntimeError("stopped")
+    assert path.read_text() == "old\n"
+    assert [p.name for p in tmp_path.iterdir()] == ["out.txt"]  # no temporary left
+
+
+# --- a library caller's process is left as it was ----------------------------------------
+
+_UNTOUCHED = textwrap.dedent("""
+    import gc, json, sys
+    from pathlib import Path
+    from threadpoolctl import threadpool_info
+    from denoise.batch import map_pages, run_batch
+    from denoise.reader import read_pages
+    from denoise.site import FingerprintMethod
+    from denoise.site.batch import label_sites
+    import io
+
+    class Job:
+        def setup(self): pass
+        def __call__(self, page): return [page.id + "\\n"]
+
+    def blas():
+        return sorted(i["num_threads"] for i in threadpool_info() if i["user_api"] == "blas")
+
+    before = blas()
+    pages = lambda: read_pages([sys.argv[1]])
+    list(map_pages(pages(), Job(), 1))
+    run_batch(pages(), Job(), io.StringIO(), jobs=1)
+    list(label_sites((p for p in pages() if not hasattr(p, "reason")),
+                     lambda _: FingerprintMethod(), jobs=1))
+    print(json.dumps({"frozen": gc.get_freeze_count(), "blas": blas() == before}))
+""")
+
+
+def test_library_calls_leave_the_process_as_it_was():
+    done = subprocess.run([sys.executable, "-c", _UNTOUCHED, str(EXAMPLES)],
+                          capture_output=True, text=True, timeout=120, check=True)
+    assert json.loads(done.stdout.splitlines()[-1]) == {"frozen": 0, "blas": True}
+
+
+# --- workers end with their parent ------------------------------------------------------
+
+_PARENT = textwrap.dedent("""
+    import os, sys, time
+    from denoise.batch import map_pages
+    from denoise.reader import read_pages
+
+    class Slow:
+        def setup(self):
+            with open(sys.argv[2], "a") as pids:
+                print(os.getpid(), file=pids, flush=True)
+        def __call__(self, page):
+            time.sleep(60)
+            return []
+
+    for _ in map_pages(read_pages([sys.argv[1]]), Slow(), 2):
+        pass
+""")
+
+
+def _alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().split(")")[-1].split()[0]
+    except FileNotFoundError:
+        return False
+    return state != "Z"
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+@pytest.mark.parametrize("how", [signal.SIGKILL, signal.SIGTERM])
+def test_workers_end_when_their_parent_is_killed(tmp_path, how):
+    pids = tmp_path / "pids"
+    parent = subprocess.Popen([sys.executable, "-c", _PARENT, str(EXAMPLES), str(pids)])
+    try:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and (
+                not pids.exists() or len(pids.read_text().split()) < 2):
+            time.sleep(0.1)
+        workers = [int(pid) for pid in pids.read_text().split()]
+        assert len(workers) == 2 and all(_alive(pid) for pid in workers)
+        parent.send_signal(how)
+        parent.wait(30)
+        deadline = time.monotonic() + 15
+        while time.monotonic() < deadline and any(_alive(pid) for pid in workers):
+            time.sleep(0.1)
+        assert not any(_alive(pid) for pid in workers)
+    finally:
+        parent.kill()
+        parent.wait()
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+def test_sigterm_stops_a_command_as_ctrl_c_does(tmp_path):
+    pages = tmp_path / "pages.jsonl"
+    html = PAGE.read_text(encoding="utf-8")
+    with pages.open("w", encoding="utf-8") as stream:
+        for k in range(20_000):
+            stream.write(json.dumps({"url": f"http://shop.example/{k}", "html": html}) + "\n")
+    out = tmp_path / "out.jsonl"
+    command = subprocess.Popen(
+        [sys.executable, "-c", "from kwx.cli import main; main()", "extract", str(pages),
+         "-o", str(out), "--jobs", "2"], stderr=subprocess.PIPE, text=True)
+    partial = tmp_path / "out.jsonl.partial"
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and (
+            not partial.exists() or partial.stat().st_size < 10_000):
+        time.sleep(0.2)
+    command.send_signal(signal.SIGTERM)
+    _, err = command.communicate(timeout=120)
+    assert command.returncode == 130, err
+    assert "run again with --resume" in err
+    assert partial.exists() and not out.exists()
+
+
+# --- arguments, flags, versions ---------------------------------------------------------
+
+def test_public_functions_say_what_to_pass():
+    import denoise
+    from denoise import Page, TemplateDetector
+    from mining import page_texts
+
+    with pytest.raises(TypeError, match=r"main_text: html must be str, not bytes"):
+        denoise.main_text(b"<p>text</p>")
+    with pytest.raises(TypeError, match="takes a denoise.Page"):
+        TemplateDetector.load().score("<p>text</p>")
+    with pytest.raises(TypeError, match="takes a denoise.Page"):
+        denoise.segment("<p>text</p>")
+    with pytest.raises(TypeError, match="Page: html must be str"):
+        Page(id="a", html=b"<p>text</p>")
+    with pytest.raises(TypeError, match="page_texts takes pages"):
+        next(page_texts("<p>text</p>", "none"))
+
+
+def test_the_keyword_extractor_says_what_to_pass():
+    from kwx import KeywordExtractor
+
+    extractor = KeywordExtractor.load()
+    with pytest.raises(TypeError, match="KeywordExtractor takes a denoise.Page"):
+        extractor.extract("<html><p>a page</p></html>")
+    with pytest.raises(TypeError, match="extract_many takes a denoise.Page"):
+        extractor.extract_many(["<html><p>a page</p></html>"])
+
+
+@pytest.mark.parametrize("module", ["denoise.cli", "kwx.cli", "mining.cli"])
+def test_every_program_has_a_version_and_plain_flags(module):
+    from importlib import import_module
+
+    app = import_module(module).app
+    result = CliRunner().invoke(app, ["--version"])
+    assert result.exit_code == 0
+    assert result.output.startswith("webdenoise ")
+    for command in ([], ["extract"], ["apply"], ["site"], ["dedup"]):
+        shown = CliRunner().invoke(app, [*command, "--help"], env={"COLUMNS": "200"})
+        if shown.exit_code == 0:
+            assert "<bool>" not in shown.output
+
+
+def test_a_flag_takes_no_value():
+    from kwx.cli import app
+
+    result = CliRunner().invoke(app, ["extract", str(PAGE), "--json"])
+    assert result.exit_code == 0
+    assert json.loads(result.stdout.splitlines()[0])["keywords"]
