@@ -185,28 +185,43 @@ def _pool(job: PageJob, workers: int) -> ProcessPoolExecutor:
 
 
 def _end_with_parent(parent: int) -> None:
-    """Make this worker end when ``parent`` (the process that started it) ends, however
-    it ends: killed with SIGKILL, a worker would otherwise live on for good, holding its
-    models' memory. On Linux the kernel sends SIGKILL at the parent's death
-    (``PR_SET_PDEATHSIG``); elsewhere a thread checks the parent's id every second. A
-    worker holds nothing to save: its pages' results go to the parent."""
+    """Make this worker end when ``parent`` (the process that made the pool) ends,
+    however it ends: killed with SIGKILL, a worker would otherwise live on for good,
+    holding its models' memory. A worker holds nothing to save: its pages' results go
+    to the parent.
+
+    On Linux the kernel sends SIGKILL when the process that started the worker dies
+    (``PR_SET_PDEATHSIG``): the parent itself under the ``fork`` and ``spawn`` start
+    methods; under ``forkserver``, the server, which ends with the parent. A parent
+    already gone before that call is caught by looking for it after. Elsewhere a thread
+    looks for the parent every second."""
     if sys.platform.startswith("linux"):
         try:
             libc = ctypes.CDLL(None, use_errno=True)
-            libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+            told = libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0) == 0
         except (OSError, AttributeError):  # no prctl: the thread below does it
-            pass
-        else:
-            if os.getppid() != parent:  # the parent died before prctl: nobody would tell
+            told = False
+        if told:
+            if not _alive(parent):
                 os._exit(1)
             return
 
     def watch() -> None:
-        while os.getppid() == parent:
+        while _alive(parent):
             time.sleep(_PARENT_CHECK_SECONDS)
         os._exit(1)
 
     threading.Thread(target=watch, name="webdenoise-parent-watch", daemon=True).start()
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # alive, another user's (a pid reused: rare, harmless)
+        return True
+    return True
 
 
 _PR_SET_PDEATHSIG = 1  # <linux/prctl.h>
