@@ -74,15 +74,27 @@ def charset_from_header(content_type: str | None) -> str | None:
     return match.group(1) if match else None
 
 
+#: Codecs Python knows that no web page is written in: they fail on every input
+#: (``undefined``), read backslashes as escapes, or are UTF-7, which browsers refuse
+#: (it hides markup from filters). A page declaring one is decoded as if undeclared.
+_NOT_PAGE_CODECS = frozenset({"undefined", "unicode-escape", "raw-unicode-escape",
+                              "punycode", "idna", "utf-7", "mbcs", "oem"})
+
+
 def _codec(label: str | None) -> str | None:
+    """The Python codec of a declared charset label; None for an unknown label, a
+    transform (``base64``, ``rot13``) or a codec no page is written in."""
     if not label:
         return None
     label = label.strip().lower()
     label = _ALIASES.get(label, label)
     try:
-        return codecs.lookup(label).name
+        info = codecs.lookup(label)
     except LookupError:
         return None
+    if not getattr(info, "_is_text_encoding", True) or info.name in _NOT_PAGE_CODECS:
+        return None
+    return info.name
 
 
 def decode_html(

@@ -488,3 +488,15 @@ def test_a_socket_named_as_a_page_is_counted_not_opened(tmp_path):
         pages, skipped = split(read_pages([root]))
     assert [page.id for page in pages] == ["real.html"]
     assert [str(item) for item in skipped] == [f"{path}: not a regular file"]
+
+
+@pytest.mark.parametrize("label", ["undefined", "unicode_escape", "raw_unicode_escape",
+                                   "utf-7", "rot13", "base64", "punycode", "idna"])
+def test_a_charset_no_page_is_written_in_is_taken_as_undeclared(label):
+    # Python knows these codecs; a page not valid UTF-8 that declared one was decoded
+    # with it ('undefined' raised UnicodeError from decode_html, 'unicode_escape' read
+    # backslashes as escapes): now as if undeclared (windows-1252 after UTF-8 fails)
+    data = (f'<html><head><meta charset="{label}"></head><body><p>caf\xe9 \\u0041 '
+            '\\w +AGEAYgBj-</p></body></html>').encode("latin-1")
+    text = decode_html(data, "odd.html")
+    assert "caf\u00e9 \\u0041 \\w +AGEAYgBj-" in text
