@@ -482,6 +482,9 @@ class _ChunkNumbers(dict[str, int]):
 #: Chunks the cache holds before it starts again (~100 bytes each with their rows, and
 #: up to 64 more of the table's slots, which stays at most half full).
 _MAX_CHUNKS = 200_000
+#: The most characters of one chunk (a run without white space) that spaCy tokenizes
+#: (:func:`_spacy_chunk_rows`): far above a word, a URL or a path.
+MAX_SPACY_CHUNK_CHARS = 2_000
 
 
 #: Chunks spaCy tokenized kept past the cache's generations (~400-550 bytes each with
@@ -643,7 +646,13 @@ def _spacy_chunk_rows(chunks: list[str]) -> tuple[np.ndarray, list[int]]:
     The chunks go one a line: spaCy's special cases match across spaces (after
     "(potential)", ":p)." would give ":" "p"), and a line break token between chunks
     keeps each chunk's tokens independent of its neighbours in the batch.
+
+    A chunk is tokenized up to its :data:`MAX_SPACY_CHUNK_CHARS`-th character: spaCy
+    splits affixes off a chunk one at a time, each a new string, so a chunk's cost grows
+    with the square of its length (a page with 200,000 ``<`` in a row took 40 s). Past
+    that length a chunk is a run of symbols or glued text, no phrase.
     """
+    chunks = [chunk[:MAX_SPACY_CHUNK_CHARS] for chunk in chunks]
     rows = _spacy_rows("\n".join(chunks))
     starts = np.zeros(len(chunks), dtype=np.int64)
     np.cumsum(np.fromiter(map(len, chunks), dtype=np.int64, count=len(chunks))[:-1] + 1,

@@ -15,6 +15,7 @@ import threading
 import time
 from pathlib import Path
 
+import numpy as np
 import pytest
 from typer.testing import CliRunner
 
@@ -344,3 +345,15 @@ def test_trees_freed_in_another_thread_give_their_memory_back():
                           capture_output=True, text=True, timeout=300, check=True)
     grown_kb = int(done.stdout.split()[-1])
     assert grown_kb < 20_000  # the second 1,500 trees reuse the first ones' memory
+
+
+def test_a_huge_chunk_is_tokenized_up_to_its_cap():
+    # spaCy splits affixes off a chunk one new string at a time: a page with 200,000 '<'
+    # in a row took 40 s in one call
+    from kwx.text import _IDX, MAX_SPACY_CHUNK_CHARS, _spacy_chunk_rows
+
+    rows, counts = _spacy_chunk_rows(["garden", "<" * 200_000, "fork"])
+    owner = np.repeat(np.arange(3), counts)
+    assert counts[0] == counts[2] == 1
+    assert 0 < counts[1] <= MAX_SPACY_CHUNK_CHARS
+    assert rows[owner == 1, _IDX].max() < MAX_SPACY_CHUNK_CHARS
