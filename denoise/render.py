@@ -7,6 +7,7 @@ scored blocks' elements by their index in the walk, which the same parse gives.
 from __future__ import annotations
 
 import html as html_escape
+import re
 
 from lxml import etree
 
@@ -55,10 +56,20 @@ def _remove_keeping_tail(element: etree._Element) -> None:
     if tail:
         previous = element.getprevious()
         if previous is not None:
-            previous.tail = (previous.tail or "") + tail
+            previous.tail = _settable((previous.tail or "") + tail)
         else:
-            parent.text = (parent.text or "") + tail
+            parent.text = _settable((parent.text or "") + tail)
     parent.remove(element)
+
+
+#: Characters lxml's parser can leave in a tree (from references such as ``&#x0b;``) that
+#: its setters refuse, as XML 1.0 has no place for them.
+_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
+
+
+def _settable(text: str) -> str:
+    """``text`` without the characters an lxml setter refuses."""
+    return _NOT_XML.sub("", text)
 
 
 def _topmost_template(scores: PageScores) -> list[int]:
@@ -103,7 +114,7 @@ def shaded_html(scores: PageScores, url: str | None = None) -> str:
     for node, block in enumerate(scores.features.nodes.tolist()):
         element = elements[blocks.elements[block]]
         look = _SHADE if template[node] else _CONTENT
-        element.set("style", f"{element.get('style', '')};{look}".lstrip(";"))
+        element.set("style", _settable(f"{element.get('style', '')};{look}".lstrip(";")))
         element.set("title", f"template score {scores.scores[node]:.2f} "
                     f"(classifier {scores.raw[node]:.2f})")
     head = root.find("head")
