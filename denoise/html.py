@@ -1,7 +1,18 @@
-"""Parse HTML once, with lxml, into a tree without the parts nobody sees."""
+"""Parse HTML once, with lxml, into a tree without the parts nobody sees.
+
+Memory. A parsed tree costs far more than its HTML: libxml2 spends some 120 bytes on
+an element, 150 on a text node and 250 on an attribute with a value, so a page of small
+elements (``<a href="/x">word</a>`` a link, ``<td>word</td>`` a cell) grows 20 to 50
+times over when parsed: the 19.9 MB pages of ``benchmarks/page_memory.py`` made trees
+of 400 to 520 MB, and took the commands up to 1 GB. A page is therefore parsed up to
+its :data:`MAX_MARKUP`-th tag or attribute value, which bounds its tree (and every
+per-element and per-chunk array made from it); the rest of its HTML is left out, as
+if the page ended there.
+"""
 
 from __future__ import annotations
 
+import numpy as np
 from lxml import etree
 
 from denoise.arguments import expect_text
@@ -9,6 +20,17 @@ from denoise.errors import PageError
 
 #: Elements removed with their content before segmentation: never visible text.
 DROPPED_TAGS = ("script", "style", "noscript", "template")
+#: The most markup of a page that is parsed, counted as the ``<`` and ``=`` characters of
+#: its HTML: one a tag (start or end tag, comment), one an attribute value, and the few
+#: in scripts, URLs and text; as many as the elements, text nodes and valued attributes
+#: of its tree, or more. A page with more is parsed up to the tag holding the one past
+#: the limit, which bounds its tree to some 200 MB (``benchmarks/page_memory.py``: pages
+#: of links, of cells, of attributes with values). The pages of the corpora have up to
+#: 39,002 (content-dev) and 290,872 (a 5.3 MB manual on one page, a documentation site's).
+MAX_MARKUP = 750_000
+#: Bytes of HTML looked at per step when finding where the markup runs out.
+_SCAN_BYTES = 1 << 20
+_MARKUP = b"<="
 
 
 def _parser(*, ids: bool = False) -> etree.HTMLParser:
@@ -26,14 +48,41 @@ _PARSER = _parser()
 _PARSER_WITH_IDS = _parser(ids=True)
 
 
+def _markup_count(data: bytes, start: int = 0, end: int | None = None) -> int:
+    return sum(data.count(bytes([char]), start, end) for char in _MARKUP)
+
+
+def within_markup(data: bytes, limit: int) -> bytes:
+    """``data`` up to the tag that holds its ``limit + 1``-th ``<`` or ``=`` (cut before
+    that character when no ``<`` comes before it): all of it when it has no more than
+    ``limit``. A count first, at memory speed (none for a page of no more than ``limit``
+    bytes: nearly all); past the limit, one step of :data:`_SCAN_BYTES` at a time to
+    the step where the markup runs out."""
+    if len(data) <= limit or _markup_count(data) <= limit:
+        return data
+    left = limit
+    for start in range(0, len(data), _SCAN_BYTES):
+        found = _markup_count(data, start, start + _SCAN_BYTES)
+        if found > left:
+            step = np.frombuffer(data, np.uint8, min(_SCAN_BYTES, len(data) - start), start)
+            at = start + int(np.flatnonzero((step == _MARKUP[0]) | (step == _MARKUP[1]))[left])
+            tag = data.rfind(b"<", 0, at + 1)
+            return data[:tag if tag >= 0 else at]
+        left -= found
+    return data  # not reached: the count said there were more
+
+
 def parse_html(html: str, source: str = "<html>", *, ids: bool = False) -> etree._Element:
     """Parse ``html`` into an lxml element tree, or raise ``PageError`` naming ``source``;
-    with ``ids``, the tree answers XPath's ``id()``.
+    with ``ids``, the tree answers XPath's ``id()``. A page of more than
+    :data:`MAX_MARKUP` tags and attribute values is parsed up to the last of them (see
+    the module notes).
 
     The text is handed to lxml as UTF-8 bytes so that an XML declaration in the page
     (common on XHTML sites) cannot make lxml refuse a ``str``.
     """
-    data = expect_text(html, "html", "parse_html").encode("utf-8", errors="replace")
+    data = within_markup(expect_text(html, "html", "parse_html").encode(
+        "utf-8", errors="replace"), MAX_MARKUP)
     try:
         root = etree.fromstring(data, _PARSER_WITH_IDS if ids else _PARSER)
     except etree.LxmlError as error:

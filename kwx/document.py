@@ -5,6 +5,17 @@ One parse per page. Without a detector every block of the page's body is kept an
 every template score is 0; with one, the blocks it calls template at its operating
 point are removed (Kołcz & Yih's DN) and the kept text carries each block's
 smoothed score, a feature the ranker may use.
+
+Keywords are taken from at most the first :data:`MAX_TEXT_CHARS` characters of the
+kept text. Finding and ranking candidates costs some 30 bytes a character of ordinary
+prose and 90 of text whose every word is new (the phrase occurrences, their grouping,
+a feature row per distinct phrase: ``benchmarks/page_memory.py``), so a page of 20 MB
+of prose took 835 MB before the cap, and one of new words 3 GB. An advertising keyword
+list needs no more than a page's first 150,000 words or so, where its keywords are
+anyway (the ranker weighs first positions); the cap keeps the worst page of new words
+under 600 MB a process. Of the pages of the shared corpora's site archives and
+content-dev it changes four, manuals of book length on one page, with 1.2 to 2.1
+million characters of text (8 or 9 of their 10 best keywords stay).
 """
 
 from __future__ import annotations
@@ -25,6 +36,10 @@ except ImportError:  # the compiled extension is optional
     _compiled = None
 
 _HEADINGS = frozenset("h1 h2 h3 h4 h5 h6".split())
+#: The most characters of a page's kept text that keywords are taken from (see the
+#: module notes): ~150,000 words of English. The text is cut at its last space or line
+#: break before this, so no part of a word is left at the end.
+MAX_TEXT_CHARS = 1_000_000
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -96,11 +111,42 @@ def kept_document(parsed: ParsedPage, scores: PageScores | None) -> KeywordDocum
     template (every block kept, with template scores of 0, without scores)."""
     blocks = parsed.blocks
     keep, offsets, link, heading, template, removed = _kept_chunks(blocks, scores)
+    text, chunks = _within_cap(blocks, keep, (offsets, link, heading, template))
+    offsets, link, heading, template = chunks
     title, keywords, description = parsed.head
-    return KeywordDocument(page=parsed.page, text=block_lines(blocks, keep),
+    return KeywordDocument(page=parsed.page, text=text,
                            chunk_starts=offsets, chunk_link=link, chunk_heading=heading,
                            chunk_template=template, title=title, meta_keywords=keywords,
                            meta_description=description, removed_chars=removed)
+
+
+def _within_cap(blocks: PageBlocks, keep: np.ndarray, chunks: tuple[np.ndarray, ...],
+                ) -> tuple[str, tuple[np.ndarray, ...]]:
+    """The text of the kept chunks (``keep``) up to :data:`MAX_TEXT_CHARS`, and the
+    per-kept-chunk arrays ``chunks`` (the first: where each starts in the text) of the
+    chunks that start inside it. Chunks starting past the cap are left out before the
+    text is made, so it is never made whole."""
+    offsets = chunks[0]
+    limit = MAX_TEXT_CHARS
+    if len(offsets) and offsets[-1] > limit:
+        inside = int(np.searchsorted(offsets, limit))
+        keep = keep.copy()
+        keep[np.flatnonzero(keep)[inside:]] = False
+        chunks = tuple(values[:inside] for values in chunks)
+    text = block_lines(blocks, keep)
+    if len(text) > limit:  # its last chunk runs past the cap
+        text = text[:_cut(text, limit)]
+        inside = int(np.searchsorted(chunks[0], len(text)))
+        chunks = tuple(values[:inside] for values in chunks)
+    return text, chunks
+
+
+def _cut(text: str, limit: int) -> int:
+    """Where to cut ``text`` to at most ``limit`` characters: at its last space or line
+    break up to ``limit`` (chunks are single words apart), inside a word only when the
+    first ``limit + 1`` characters hold no break. Never 0: a chunk starts each text."""
+    at = max(text.rfind(" ", 0, limit + 1), text.rfind("\n", 0, limit + 1))
+    return at if at > 0 else limit
 
 
 def _kept_chunks(blocks: PageBlocks, scores: PageScores | None,

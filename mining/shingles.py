@@ -94,9 +94,11 @@ def _power_table(base: int, length: int) -> np.ndarray:
     return np.multiply.accumulate(powers)
 
 
-#: Powers of the character base and of its inverse for texts of up to 64k characters
-#: (1 MB, read-only); longer texts compute theirs.
+#: Powers of the character base and of its inverse for pieces of up to 64k characters
+#: (1 MB, read-only): the numpy path hashes a text piece by piece.
 _TABLE_LENGTH = 1 << 16
+#: Characters of text the numpy path hashes at once.
+_PIECE = _TABLE_LENGTH
 _POWERS = _power_table(_CHAR_BASE, _TABLE_LENGTH)
 _INVERSE_POWERS = _power_table(_CHAR_BASE_INVERSE, _TABLE_LENGTH)
 _POWERS.flags.writeable = _INVERSE_POWERS.flags.writeable = False
@@ -148,29 +150,58 @@ def word_hashes(text: str, spans: tuple[np.ndarray, np.ndarray] | None = None) -
 
 
 def _numpy_word_hashes(text: str, spans: tuple[np.ndarray, np.ndarray] | None) -> np.ndarray:
-    """:func:`word_hashes` in numpy: every word at once from one prefix sum."""
-    codes = _code_points(text)
-    if spans is not None:
-        starts, ends = spans
-        edges = np.bincount(starts, minlength=codes.size + 1) \
-            - np.bincount(ends, minlength=codes.size + 1)
-        codes = np.where(np.cumsum(edges[:-1]) > 0, codes, 0).astype(np.uint32)
-    edges = np.diff((codes != 0).view(np.int8), prepend=np.int8(0), append=np.int8(0))
-    starts = np.flatnonzero(edges == 1)
-    if not starts.size:
-        return np.empty(0, dtype=np.uint64)
-    ends = np.flatnonzero(edges == -1)
-    # prefix[i] = sum of code_j * B**j for j < i, so a word's slice of it is its
-    # polynomial times B**start: B**-start brings it back (all modulo 2**64, where
-    # uint64 arithmetic wraps).
-    if codes.size <= _TABLE_LENGTH:
-        powers, inverse = _POWERS[:codes.size], _INVERSE_POWERS
-    else:
-        powers = _power_table(_CHAR_BASE, codes.size)
-        inverse = _power_table(_CHAR_BASE_INVERSE, codes.size)
-    prefix = np.zeros(codes.size + 1, dtype=np.uint64)
-    np.cumsum(codes * powers, out=prefix[1:])
-    return fmix64((prefix[ends] - prefix[starts]) * inverse[starts])
+    """:func:`word_hashes` in numpy: the words of each piece of :data:`_PIECE` characters
+    at once from one prefix sum, a word that runs over a piece's end carried into the
+    next. Pieces keep the arrays at some 30 bytes a character of one piece, not of the
+    text: whole, a 10 MB text made 500 MB of them (``benchmarks/page_memory.py``)."""
+    if spans is not None:  # coverage by counts of sorted starts and ends, piece by piece
+        starts = np.sort(np.asarray(spans[0], dtype=np.int64))
+        ends = np.sort(np.asarray(spans[1], dtype=np.int64))
+    found: list[np.ndarray] = []
+    carry, carried = 0, 0  # hash so far and length of a word that ran over a piece's end
+    for low in range(0, len(text), _PIECE):
+        codes = _code_points(text[low:low + _PIECE])
+        size = codes.size
+        if spans is not None:
+            codes = np.where(_covered(starts, ends, low, low + size), codes, np.uint32(0))
+        edges = np.diff((codes != 0).view(np.int8), prepend=np.int8(0), append=np.int8(0))
+        first = np.flatnonzero(edges == 1)
+        last = np.flatnonzero(edges == -1)
+        # prefix[i] = sum of code_j * B**j for j < i, so a word's slice of it is its
+        # polynomial times B**start: B**-start brings it back (all modulo 2**64, where
+        # uint64 arithmetic wraps).
+        prefix = np.zeros(size + 1, dtype=np.uint64)
+        np.cumsum(codes * _POWERS[:size], out=prefix[1:])
+        values = (prefix[last] - prefix[first]) * _INVERSE_POWERS[first]
+        if carried:
+            if first.size and first[0] == 0:  # the carried word goes on here
+                values[0] = (carry + int(values[0]) * pow(_CHAR_BASE, carried, 1 << 64)) \
+                    & _MASK64
+                if last[0] == size:  # ... and over this piece's end too
+                    carry, carried = int(values[0]), carried + size
+                    continue
+            else:  # it ended with the last piece
+                found.append(fmix64(np.array([carry], dtype=np.uint64)))
+            carried = 0
+        if last.size and last[-1] == size and low + size < len(text):
+            carry, carried = int(values[-1]), int(last[-1] - first[-1])
+            values = values[:-1]
+        found.append(fmix64(values))
+    if carried:
+        found.append(fmix64(np.array([carry], dtype=np.uint64)))
+    return np.concatenate(found) if found else np.empty(0, dtype=np.uint64)
+
+
+def _covered(starts: np.ndarray, ends: np.ndarray, low: int, high: int) -> np.ndarray:
+    """Per position ``low <= i < high``: inside a span (``starts`` and ``ends`` sorted
+    apart). The spans covering ``i`` are those starting at or before it less those ended
+    by then: a count at ``low``, and the starts and ends in between."""
+    before = int(np.searchsorted(starts, low, side="right"))
+    ended = int(np.searchsorted(ends, low, side="right"))
+    size = high - low
+    steps = np.bincount(starts[before:np.searchsorted(starts, high)] - low, minlength=size) \
+        - np.bincount(ends[ended:np.searchsorted(ends, high)] - low, minlength=size)
+    return np.cumsum(steps) + (before - ended) > 0
 
 
 def shingles_of_words(words: np.ndarray, k: int = DEFAULT_SHINGLE) -> np.ndarray:
