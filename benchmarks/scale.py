@@ -123,8 +123,14 @@ class Command:
     streaming: bool  # one output line per page
 
     def argv(self, **values: str) -> list[str]:
-        return [sys.executable, "-c", f"from {self.module} import main; main()",
+        return [sys.executable, "-c", _program(self.module),
                 *(a.format(**values) for a in self.args)]
+
+
+def _program(module: str) -> str:
+    """Python that runs ``module``'s program as its console script does (``main``; an
+    older revision, which ab.py may run, had only ``app``)."""
+    return f"import {module} as m; (getattr(m, 'main', None) or m.app)()"
 
 
 COMMANDS = {c.key: c for c in (
@@ -248,7 +254,7 @@ def train_classifier(work: Path, pages: list[Page], order: list[int], denoise: s
         (folder / f"{n}.html").write_text(page.html, encoding="utf-8", errors="replace")
         lines.append(f"{n}.html\t{_collection(page.site)}\n")
     (folder / "labels.tsv").write_text("".join(lines), encoding="utf-8")
-    subprocess.run([sys.executable, "-c", "from mining.cli import main; main()", "classify",
+    subprocess.run([sys.executable, "-c", _program("mining.cli"), "classify",
                     "train", str(folder / "labels.tsv"), "--out", str(model),
                     "--denoise", denoise], env=env, check=True, capture_output=True)
     return model
@@ -361,7 +367,7 @@ def offers_engine(command: Command, env: dict[str, str]) -> bool:
     words = [a for a in command.args if not a.startswith("{")]
     subcommand = words[:words.index("-o")] if "-o" in words else words[:1]
     help_text = subprocess.run(
-        [sys.executable, "-c", f"from {command.module} import main; main()", *subcommand,
+        [sys.executable, "-c", _program(command.module), *subcommand,
          "--help"], env={**env, "COLUMNS": "200"}, capture_output=True, text=True,
         check=False).stdout
     return "--engine" in help_text

@@ -386,6 +386,8 @@ def dedup_command(
             ids, short, sketches = files.ids, state.short, None
             matches = match_files(index_, files) if len(files) else None
         if not ids or matches is None:
+            summary.count(skipped)  # what was read and skipped is said all the same
+            _say(err, summary.line("sketched"))
             raise _fail(err, "no page had words to shingle", 1)
         indexed = len(index_)
         try:

@@ -370,3 +370,30 @@ def test_removing_a_block_keeps_a_tail_with_characters_xml_refuses():
     assert "\x0b" in nav.tail
     _remove_keeping_tail(nav)
     assert root.find(".//p").tail == "afternav"
+
+
+def test_the_closing_summary_counts_model_loading(tmp_path):
+    import re
+    from io import StringIO
+
+    from rich.console import Console
+
+    from denoise.cli_batch import run_pages
+
+    class SlowToLoad:
+        loaded = False
+
+        def setup(self):  # once, as a job's models load once
+            if not self.loaded:
+                time.sleep(0.5)  # what loading them costs
+                self.loaded = True
+
+        def __call__(self, page):
+            return [page.id + "\n"]
+
+    err = StringIO()
+    run_pages(Console(file=err, width=200), [str(EXAMPLES)], SlowToLoad(),
+              out=tmp_path / "out.txt", jobs=1, resume=False, settings={},
+              max_bytes=1 << 20)
+    seconds = float(re.search(r"; ([\d.]+) s, ", err.getvalue())[1])
+    assert seconds >= 0.5
