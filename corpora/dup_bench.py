@@ -76,6 +76,7 @@ def write_benchmark(bench: DupBench, out_dir: str | Path) -> None:
     out = Path(out_dir)
     root = out / "pages"
     for page in bench.pages:
+        (root / page.id).parent.mkdir(parents=True, exist_ok=True)  # atomic_text makes none
         with atomic_text(root / page.id) as stream:
             stream.write(page.html)
     kept = {page.id for page in bench.pages}

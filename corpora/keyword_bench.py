@@ -337,6 +337,7 @@ def write_benchmark(benchmark: Benchmark, out_dir: str | Path) -> None:
     names: dict[str, set[str]] = {"train": set(), "test": set()}
     for page in benchmark.pages:
         folder = out / page.split
+        folder.mkdir(parents=True, exist_ok=True)  # atomic_text makes no folder
         with atomic_text(folder / f"{page.name}.html") as stream:
             stream.write(page.html)
         with atomic_text(folder / f"{page.name}.key") as stream:

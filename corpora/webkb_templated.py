@@ -266,6 +266,7 @@ def write_set(templated: TemplatedSet, out_dir: str | Path) -> None:
     ``.html`` files under ``pages/`` that this build does not have are removed."""
     out = Path(out_dir)
     for page in templated.pages:
+        (out / page.path).parent.mkdir(parents=True, exist_ok=True)  # atomic_text makes none
         with atomic_text(out / page.path) as stream:
             stream.write(page.html)
     kept = {out / page.path for page in templated.pages}
