@@ -425,6 +425,21 @@ def run_batch(items: Iterable[Page | Skipped], job: PageJob, out: TextIO, *, job
     return summary
 
 
+def resumable_paths(path: Path, *, resume: bool) -> tuple[Path, bool, Path, Path]:
+    """Where a resumable output named ``path`` goes: the file (symbolic links followed),
+    whether it is written directly (a FIFO or a device: :mod:`denoise.output`), its
+    partial file (the file itself when direct) and its progress file. A direct output
+    cannot be resumed (:class:`ResumeError`)."""
+    target = output_target(path)
+    if target.stream and resume:
+        raise ResumeError(f"{path}: not a regular file (a pipe or a device), so there is "
+                          "nothing to resume; run without --resume")
+    partial = target.path if target.stream else target.path.with_name(
+        target.path.name + ".partial")
+    return (target.path, target.stream, partial,
+            target.path.with_name(target.path.name + ".progress"))
+
+
 class ResumableOutput:
     """``PATH.partial`` plus ``PATH.progress``; renamed to ``PATH`` when complete.
 
@@ -436,19 +451,12 @@ class ResumableOutput:
     """
 
     def __init__(self, path: Path, settings: dict[str, object], *, resume: bool) -> None:
-        target = output_target(path)
-        self.path = target.path
-        self.direct = target.stream  # a FIFO or device: written as it is, not resumable
-        self.partial = target.path if self.direct else self.path.with_name(
-            self.path.name + ".partial")
-        self.progress = self.path.with_name(self.path.name + ".progress")
+        self.path, self.direct, self.partial, self.progress = resumable_paths(
+            path, resume=resume)
         self.settings = settings
         self.skip = 0
         size = 0
         if self.direct:
-            if resume:
-                raise ResumeError(f"{path}: not a regular file (a pipe or a device), so "
-                                  "there is nothing to resume; run without --resume")
             self.stream: TextIO = self.path.open("w", encoding="utf-8", newline="")
             return
         if resume:

@@ -15,6 +15,7 @@ import types
 from pathlib import Path
 
 import pytest
+from test_reader import split
 from typer.testing import CliRunner
 from warcio.statusandheaders import StatusAndHeaders
 from warcio.warcwriter import WARCWriter
@@ -64,14 +65,6 @@ def flipped(data: bytes, start: int, count: int = 8) -> bytes:
     for index in range(start, start + count):
         damaged[index] ^= 0xFF
     return bytes(damaged)
-
-
-def split(items) -> tuple[list[Page], list[Skipped]]:
-    items = list(items)
-    pages = [item for item in items if isinstance(item, Page)]
-    skipped = [item for item in items if isinstance(item, Skipped)]
-    assert len(pages) + len(skipped) == len(items)
-    return pages, skipped
 
 
 def numbers(pages: list[Page]) -> list[int]:

@@ -40,8 +40,7 @@ from dataclasses import fields
 from pathlib import Path
 from typing import BinaryIO
 
-from denoise.batch import CHECKPOINT_EVERY, ResumeError
-from denoise.output import output_target
+from denoise.batch import CHECKPOINT_EVERY, ResumeError, resumable_paths
 from denoise.site.batch import SiteReport
 
 FORMAT_VERSION = 1
@@ -60,12 +59,8 @@ class SiteProgress:
 
     def __init__(self, path: Path, settings: dict[str, object], *, resume: bool,
                  before_save: Callable[[], None] | None = None) -> None:
-        target = output_target(path)
-        self.path = target.path
-        self.direct = target.stream  # a FIFO or device: written as it is, not resumable
-        self.partial = self.path if self.direct else self.path.with_name(
-            self.path.name + ".partial")
-        self.progress = self.path.with_name(self.path.name + ".progress")
+        self.path, self.direct, self.partial, self.progress = resumable_paths(
+            path, resume=resume)
         self.settings = json.loads(json.dumps(settings))  # as it reads back from JSON
         self.before_save = before_save
         self.done: dict[str, SiteReport] = {}
@@ -74,9 +69,6 @@ class SiteProgress:
         self._saved_at = time.monotonic()
         self._log: BinaryIO | None = None
         if self.direct:
-            if resume:
-                raise ResumeError(f"{path}: not a regular file (a pipe or a device), so "
-                                  "there is nothing to resume; run without --resume")
             self.size = 0
             self.stream: BinaryIO = self.path.open("wb")
         elif resume:
