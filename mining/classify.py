@@ -44,9 +44,31 @@ _WORD = re.compile(WORD_PATTERN)
 TOKENIZER = {"pattern": WORD_PATTERN, "min": MIN_WORD, "max": MAX_WORD, "lowercase": True}
 
 
+#: Characters of a text lower-cased and split at once: the words of a piece are listed
+#: whole, so memory follows this, not a 20 MB page's length.
+_PIECE_CHARS = 1 << 20
+_SPACE = re.compile(r"\s")
+
+
 def words(text: str) -> list[str]:
     """The words of ``text`` as the classifier counts them."""
-    return [w for w in _WORD.findall(text.lower()) if MIN_WORD <= len(w) <= MAX_WORD]
+    return list(iter_words(text))
+
+
+def iter_words(text: str) -> Iterator[str]:
+    """:func:`words`, one at a time: the text is lower-cased and split in pieces of about
+    :data:`_PIECE_CHARS`, each cut just after white space (which no word holds, and which
+    ends a final sigma's context for ``str.lower``), so the words are those of the whole
+    text."""
+    start = 0
+    while start < len(text):
+        end = start + _PIECE_CHARS
+        space = _SPACE.search(text, end) if end < len(text) else None
+        end = space.end() if space is not None else len(text)
+        for word in _WORD.findall(text[start:end].lower()):
+            if MIN_WORD <= len(word) <= MAX_WORD:
+                yield word
+        start = end
 
 
 class PageClassifier(ClassifierMixin, BaseEstimator):
@@ -135,7 +157,7 @@ class PageClassifier(ClassifierMixin, BaseEstimator):
         index, table = self._index, self.feature_log_prob_
         rows = []
         for text in _texts(X):
-            known = np.fromiter((i for w in words(text) if (i := index.get(w)) is not None),
+            known = np.fromiter((i for w in iter_words(text) if (i := index.get(w)) is not None),
                                 dtype=np.intp)
             rows.append(table[:, known].sum(axis=1))
         scores = np.asarray(rows, dtype=np.float64).reshape(len(rows), len(self.classes_))

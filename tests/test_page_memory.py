@@ -181,3 +181,20 @@ def test_a_page_of_many_small_elements_costs_far_less_than_its_tree(tmp_path):
         # the whole page (700,000 elements and text nodes) took kwx 338 MB more than a
         # small page and denoise 300; up to MAX_MARKUP (350,000 of them), 160 and 170
         assert grown < 220, (program, fixed, grown)
+
+
+def test_the_classifier_lists_a_texts_words_piece_by_piece(monkeypatch):
+    # lower-casing and listing the words of a whole 20 MB text took +290 MB; in pieces
+    # cut after white space the words are the same, Greek final sigmas included
+    import random
+
+    from mining import classify
+
+    rng = random.Random(7)
+    alphabet = list("abcdefgh \u03a3\u039f\u0394\u0130\u00df_-'.\n\t0123456789ABCDEFG")
+    for _ in range(500):
+        text = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 2000)))
+        whole = [w for w in classify._WORD.findall(text.lower())
+                 if classify.MIN_WORD <= len(w) <= classify.MAX_WORD]
+        monkeypatch.setattr(classify, "_PIECE_CHARS", rng.randint(1, 200))
+        assert list(classify.iter_words(text)) == whole
