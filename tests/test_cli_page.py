@@ -263,7 +263,7 @@ def test_block_lines_are_json_dumps_of_each_blocks_record(dev_site_pages):
             "raw_score": round(float(scores.raw[node]), 4),
             "template": bool(scores.template[node])}, ensure_ascii=False) + "\n"
             for node, block in enumerate(nodes.tolist()))
-        assert _block_lines(scores) == expected, page.id
+        assert "".join(_block_lines(scores)) == expected, page.id
 
 
 @pytest.mark.parametrize("output", ["text", "main", "html"])
