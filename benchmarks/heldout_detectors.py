@@ -40,7 +40,7 @@ def main() -> None:
         template, main = args.out / f"template-{k}.npz", args.out / f"main-{k}.npz"
         excluded = [arg for family in fold for arg in ("--exclude-site", family)]
         print(f"fold {k}: without {', '.join(fold)}", flush=True)
-        subprocess.run([sys.executable, "-c", "from denoise.cli import app; app()", "train",
+        subprocess.run([sys.executable, "-c", "from commands.denoise import app; app()", "train",
                         *archives, "--out", str(template), *excluded], check=True)
         subprocess.run([sys.executable, "-m", "corpora.train_main_content", "--out", str(main),
                         *excluded], check=True)

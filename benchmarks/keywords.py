@@ -32,6 +32,7 @@ import numpy as np
 from benchmarks_common import emit
 
 from denoise.detector import TemplateDetector
+from denoise.shipped import shipped
 from kwx.evaluation import (
     TOP_N,
     PreparedPage,
@@ -44,7 +45,6 @@ from kwx.evaluation import (
 )
 from kwx.extractor import DEFAULT_DF, DEFAULT_QUERYLOG, PhraseStatistics
 from kwx.labelled import read_labelled
-from kwx.ranker import shipped
 from kwx.tables import PhraseTable, TableFile
 from kwx.text import key_hash
 

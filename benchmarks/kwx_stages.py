@@ -29,6 +29,7 @@ import denoise.detector as detector
 import kwx.candidates as candidates
 import kwx.document as document
 import kwx.extractor as extractor
+import kwx.spacy_rules as spacy_rules
 import kwx.text as text
 from denoise.blocks import DomIndex
 from denoise.html import parse_html
@@ -42,7 +43,8 @@ STEPS = [
     (detector.TemplateDetector, "score_features"), (document, "block_lines"),
     (extractor, "kept_document"), (extractor, "read_document"),
     (candidates, "_head_lines"), (candidates, "_words_with"),
-    (text._ChunkTokens, "_add"), (text, "_spacy_chunk_rows"), (text, "_learn_shapes"),
+    (text._ChunkTokens, "_add"), (text, "_spacy_chunk_rows"),
+    (spacy_rules.Imitation, "learn_shapes"),
     (candidates, "occurrences"), (candidates, "unique_groups"),
     (candidates, "_occurrence_shares"), (candidates, "_present_words"),
     (extractor, "find_candidates"), (extractor.PhraseStatistics, "features"),
@@ -105,7 +107,7 @@ def main() -> None:
         return extract_many(self, pages, top)
 
     extractor.KeywordExtractor.extract_many = counted
-    from kwx.cli import app
+    from commands.kwx import app
 
     with tempfile.TemporaryDirectory() as folder:
         pages = Path(folder) / "pages.jsonl"

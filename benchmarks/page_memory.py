@@ -63,7 +63,7 @@ ATTRIBUTE_CHARS = 64 * 1024
 def _program(package: str) -> list[str]:
     """The command line of one of the toolkit's programs, run by this interpreter (so
     ``PYTHONPATH`` picks the copy of the code that runs)."""
-    return [sys.executable, "-c", f"from {package}.cli import main; main()"]
+    return [sys.executable, "-c", f"from commands.{package} import main; main()"]
 
 
 #: name -> (program, its arguments): ``{page}`` is the page, ``{folder}`` its folder (it

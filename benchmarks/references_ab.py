@@ -33,14 +33,15 @@ from kernels_ab import difference, pages_of  # noqa: E402
 
 from denoise import _compiled  # noqa: E402
 from denoise.detector import PageScores, TemplateDetector  # noqa: E402
+from denoise.head import head_texts_python  # noqa: E402
 from denoise.html import parse_html  # noqa: E402
 from denoise.page import Page  # noqa: E402
-from kwx.document import _head_texts_python  # noqa: E402
+from engine import _kernels as engine_kernels  # noqa: E402
 
 #: step -> (the reference, the compiled step), each called with the step's arguments.
 PAIRS: dict[str, tuple[Callable, Callable]] = {
-    "head_texts": (_head_texts_python, _compiled.head_texts),
-    "json_string": (encode_basestring, _compiled.json_string),
+    "head_texts": (head_texts_python, _compiled.head_texts),
+    "json_string": (encode_basestring, engine_kernels.json_string),
     "content_chunks": (lambda s: _uncached(s).content_chunks_numpy(),
                        lambda s: _uncached(s).content_chunks()),
 }

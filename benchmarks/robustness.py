@@ -104,16 +104,16 @@ class Command:
 
 
 COMMANDS = {c.key: c for c in (
-    *(Command(f"apply-{f}", "denoise.cli", ("apply", "{input}", "--format", f, "-o", "{out}",
+    *(Command(f"apply-{f}", "commands.denoise", ("apply", "{input}", "--format", f, "-o", "{out}",
                                             "--jobs", "{jobs}"), f)
       for f in ("text", "main", "html", "blocks")),
-    Command("kwx", "kwx.cli", ("extract", "{input}", "--json", "-o", "{out}", "--jobs",
+    Command("kwx", "commands.kwx", ("extract", "{input}", "--json", "-o", "{out}", "--jobs",
                                "{jobs}"), "keywords"),
-    Command("dedup", "mining.cli", ("dedup", "{input}", "-o", "{out}", "--jobs", "{jobs}"),
+    Command("dedup", "commands.mining", ("dedup", "{input}", "-o", "{out}", "--jobs", "{jobs}"),
             "dedup"),
-    Command("classify", "mining.cli", ("classify", "predict", "{input}", "--model", "{model}",
+    Command("classify", "commands.mining", ("classify", "predict", "{input}", "--model", "{model}",
                                        "-o", "{out}", "--jobs", "{jobs}"), "label"),
-    Command("site", "denoise.cli", ("site", "{input}", "-o", "{out}", "--jobs", "{jobs}"),
+    Command("site", "commands.denoise", ("site", "{input}", "-o", "{out}", "--jobs", "{jobs}"),
             "site"),
 )}
 
@@ -248,7 +248,7 @@ def train_classifier(archives: dict[str, Path], work: Path, env: dict[str, str])
             lines.append(f"{file_name}\t{label}\n")
     (folder / "labels.tsv").write_text("".join(lines), encoding="utf-8")
     model = work / "classify.npz"
-    subprocess.run([sys.executable, "-c", "from mining.cli import app; app()", "classify",
+    subprocess.run([sys.executable, "-c", "from commands.mining import app; app()", "classify",
                     "train", str(folder / "labels.tsv"), "--out", str(model), "--denoise",
                     "page"], env=env, check=True, capture_output=True)
     return model

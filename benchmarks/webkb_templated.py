@@ -86,7 +86,7 @@ def heldout_models(folder: Path, families: set[str]) -> tuple[Path, Path]:
                          f"({sorted(chosen)}): no one model pair excludes them all")
     template, main = (folder / name for name in chosen.pop())
     for path in (template, main):
-        _, header = TemplateModel.load(path)
+        header = TemplateModel.load(path).header_
         excluded = set(header.get("training", {}).get("excluded_families", []))
         if not families <= excluded:
             raise SystemExit(f"{path} does not say it was trained without "

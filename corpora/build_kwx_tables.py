@@ -1,7 +1,7 @@
-"""Build the phrase tables that ship with kwx (``corpora/data/kwx-df.npz``,
-``corpora/data/kwx-querylog.npz``).
+"""Build the phrase tables that ship with kwx (``denoise/models/kwx-df.npz``,
+``denoise/models/kwx-querylog.npz``).
 
-Run: python -m corpora.build_kwx_tables [--out corpora/data]
+Run: python -m corpora.build_kwx_tables [--out denoise/models]
 
 - Query log: every file of ``querylogs.tar.xz`` (TREC Terabyte 2005 with its real
   repeats, the TREC million-query track, MS MARCO / TREC DL, Natural Questions):
@@ -25,6 +25,7 @@ from pathlib import Path
 from corpora.content import iter_content_pages
 from corpora.locate import corpus_path
 from denoise.page import Page
+from denoise.shipped import MODELS
 from kwx.build import document_frequency, query_frequency, read_queries
 from kwx.extractor import DEFAULT_DF, DEFAULT_QUERYLOG
 from kwx.tables import save_tables
@@ -53,7 +54,7 @@ def build_df(out: Path, min_df: int) -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--out", type=Path, default=Path(__file__).parent / "data")
+    parser.add_argument("--out", type=Path, default=MODELS)
     parser.add_argument("--min-df", type=int, default=3)
     args = parser.parse_args()
     for name, build in ((DEFAULT_QUERYLOG, build_querylog),

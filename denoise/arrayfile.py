@@ -30,7 +30,7 @@ from typing import IO
 
 import numpy as np
 
-from denoise.errors import DenoiseError
+from denoise.errors import ModelError
 from denoise.output import atomic_binary
 
 #: Most bytes one file's arrays may hold once decompressed (headers included), unless the
@@ -59,13 +59,6 @@ _HEADER_ROOM = 8 + 4 + 10_000
 _CHUNK = 1 << 18
 
 
-class ModelError(DenoiseError):
-    """A saved model or table cannot be used; the message names the file and the reason."""
-
-    def __init__(self, source: str, reason: str) -> None:
-        super().__init__(f"{source}: {reason}")
-        self.source = source
-        self.reason = reason
 
 
 def write_arrays(path: str | os.PathLike[str], header: dict[str, object],

@@ -167,7 +167,8 @@ class TemplateDetector:
         """The detector saved at ``path`` (the shipped default model if None), at the
         operating point chosen when it was trained."""
         source = path if path is not None else default_model_path()
-        model, header = TemplateModel.load(source)
+        model = TemplateModel.load(source)
+        header = model.header_
         if header.get("role", "template") != "template":
             raise ModelError(str(source), f"a {header.get('role')} model, not a template "
                              "model (give it to MainContentExtractor)")
@@ -180,6 +181,19 @@ class TemplateDetector:
                        threshold=float(header.get("threshold", 0.5)))
         except (KeyError, TypeError, ValueError) as error:
             raise ModelError(str(source), f"corrupt operating curve or point ({error})") from None
+
+    def save(self, path: str | os.PathLike[str], *,
+             training: dict[str, object] | None = None) -> None:
+        """Write the detector (its model, curve, operating point and smoothing) to
+        ``path`` atomically, for :meth:`load`; ``training`` records what it was trained
+        on."""
+        extra: dict[str, object] = {"role": "template", "threshold": self.threshold,
+                                    "smoothing": self.smoothing}
+        if self.curve is not None:
+            extra["curve"] = self.curve.sampled().as_dict()
+        if training is not None:
+            extra["training"] = training
+        self.model.save(path, extra=extra)
 
     def _need_curve(self) -> Curve:
         if self.curve is None:

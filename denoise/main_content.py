@@ -41,6 +41,7 @@ from denoise.detector import PageScores, TemplateDetector, block_lines
 from denoise.features import FEATURE_NAMES, PageFeatures, extract
 from denoise.model import ModelError, TemplateModel
 from denoise.page import Page, site_of
+from denoise.shipped import shipped
 
 _ANCHOR = FEATURE_NAMES.index("anchor_text")
 #: When every block scores as boilerplate, the blocks within this margin of the
@@ -50,7 +51,7 @@ FALLBACK_MARGIN = 0.1
 
 def main_content_model_path() -> Path:
     """The main-content model shipped with the package."""
-    return Path(__file__).with_name("models") / "main_content.npz"
+    return shipped("main_content.npz")
 
 
 @dataclass(frozen=True)
@@ -86,7 +87,8 @@ class MainContentExtractor:
         """The shipped (or given) models, with the parameters stored with the content model."""
         detector = TemplateDetector.load(template)
         source = content if content is not None else main_content_model_path()
-        model, header = TemplateModel.load(source)
+        model = TemplateModel.load(source)
+        header = model.header_
         params = header.get("main_content")
         if header.get("role") != "main-content" or not isinstance(params, dict):
             raise ModelError(str(source), "not a main-content model (no main_content "
@@ -110,7 +112,12 @@ class MainContentExtractor:
     def content_chunks(self, features: PageFeatures,
                        template_raw: np.ndarray | None = None) -> np.ndarray:
         """Per text chunk of the page: part of the main content."""
-        scores = self.scores(features, template_raw)
+        return self.kept_chunks(self.scores(features, template_raw))
+
+    def kept_chunks(self, scores: PageScores) -> np.ndarray:
+        """Per text chunk of the page: part of the main content, from the page's mixed
+        scores (:meth:`scores`)."""
+        features = scores.features
         blocks = features.blocks
         if not len(features.nodes):
             return scores.content_chunks()

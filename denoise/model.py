@@ -37,7 +37,9 @@ from typing import TYPE_CHECKING, Self
 import numpy as np
 
 from denoise.arrayfile import ModelError, read_arrays, write_arrays
+from denoise.errors import not_fitted
 from denoise.features import FEATURE_NAMES, PageFeatures, span_members
+from denoise.shipped import shipped
 from denoise.validation import site_family
 
 if TYPE_CHECKING:  # training's sparse bags only: scoring never imports scipy.sparse
@@ -231,7 +233,7 @@ class TemplateModel:
 
     def _check_fitted(self) -> None:
         if not hasattr(self, "vocabulary_"):
-            raise RuntimeError("TemplateModel is not fitted yet: call fit() or load()")
+            raise not_fitted(self)
 
     def _word_table(self) -> object:
         """The vocabulary and its weights as a compiled hash table, made on first use
@@ -331,8 +333,8 @@ class TemplateModel:
         write_arrays(path, {**self.header(), **(extra or {})}, self._arrays())
 
     @classmethod
-    def load(cls, path: str | os.PathLike[str]) -> tuple[Self, dict[str, object]]:
-        """Read a model saved by :meth:`save`; return it and its header.
+    def load(cls, path: str | os.PathLike[str]) -> Self:
+        """Read a model saved by :meth:`save`; its header is kept as ``header_``.
 
         Raises :class:`ModelError` naming the file for anything unusable: not a
         model, another format version, other features, missing or corrupt arrays.
@@ -375,7 +377,8 @@ class TemplateModel:
             model.n_examples_ = int(header.get("n_examples", 0))
         except (KeyError, TypeError, ValueError, AttributeError) as error:
             raise ModelError(source, f"corrupt model file ({error})") from None
-        return model, header
+        model.header_ = header
+        return model
 
 
 def _deduplicate(X: np.ndarray, bag: sparse.csr_matrix, y: np.ndarray,
@@ -537,4 +540,4 @@ def _forest_proba_python(forest: dict[str, np.ndarray], X: np.ndarray) -> np.nda
 
 def default_model_path() -> Path:
     """The model shipped with the package."""
-    return Path(__file__).with_name("models") / "default.npz"
+    return shipped("default.npz")

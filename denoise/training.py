@@ -13,15 +13,17 @@ structure, and containers with >= 85% of their text in template blocks
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
-from denoise.detector import TemplateDetector
+from denoise.detector import DEFAULT_SMOOTHING, TemplateDetector
 from denoise.errors import PageError
 from denoise.evaluate import bag_of_words
 from denoise.features import SCHEME, PageFeatures, extract
+from denoise.model import TemplateModel
 from denoise.page import Page
 from denoise.site.base import Label
 from denoise.site.counts import DigestCounts
@@ -196,3 +198,50 @@ def gold_training_page(page: Page, main_text: str, *, content: float = 0.8,
     labels[share <= boilerplate] = 1
     return TrainingPage(site=page.site, features=features, labels=labels,
                         example=labels != NO_LABEL)
+
+
+@dataclass(frozen=True, slots=True)
+class TrainedDetector:
+    """A detector trained on all the pages, at the threshold its cross-site curve gives
+    for the asked precision, with the cross-site report that curve came from."""
+
+    detector: TemplateDetector
+    report: CrossSiteReport
+    training: dict[str, object]  # what it was trained on, for the model's header
+
+    def save(self, path: str | os.PathLike[str]) -> None:
+        """Write the detector with its training record (:meth:`TemplateDetector.save`)."""
+        self.detector.save(path, training=self.training)
+
+
+def train_detector(pages: Sequence[TrainingPage], *, classifier: str = "forest",
+                   folds: int = 10, smoothing: float | None = DEFAULT_SMOOTHING,
+                   precision: float = 0.9, theta: float = 0.1,
+                   excluded_families: Iterable[str] = (),
+                   on_fold: Callable[[int], None] | None = None) -> TrainedDetector:
+    """Cross-validate by site on ``pages`` (``folds`` folds, never a site in training
+    and test), then train on them all and cut where the pooled cross-site precision is
+    ``precision``: the operating point a detector promises on a site it never saw.
+
+    ``theta`` and ``excluded_families`` are recorded only (the pages were labelled and
+    filtered before). Raises ``ValueError`` when fewer sites than folds have labels.
+    """
+    sites = sorted({page.site for page in pages if page.example.any()})
+    if len(sites) < folds:
+        raise ValueError(f"{len(sites)} sites with labels; cross-site validation needs at "
+                         f"least one a fold ({folds})")
+
+    def make(train: Sequence[TrainingPage]) -> TemplateDetector:
+        return TemplateDetector(TemplateModel(classifier=classifier).fit(train),
+                                smoothing=smoothing)
+
+    report = cross_validate(pages, make, folds, on_fold=on_fold)
+    curve = report.curve(smoothed=smoothing is not None)
+    detector = make(pages)
+    detector = TemplateDetector(detector.model, curve=curve, smoothing=smoothing,
+                                threshold=min(curve.threshold_for_precision(precision),
+                                              1.0 + 1e-6))
+    training = {"sites": len(sites), "pages": len(pages), "folds": folds, "theta": theta,
+                "recall_at_90": curve.recall_at(0.9),
+                "excluded_families": sorted(set(excluded_families))}
+    return TrainedDetector(detector, report, training)

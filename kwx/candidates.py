@@ -20,9 +20,9 @@ from kwx.document import KeywordDocument
 from kwx.text import MAX_WORDS, Occurrences, Words, occurrences, words
 
 try:
-    from denoise import _compiled
+    from kwx import _kernels
 except ImportError:  # the compiled extension is optional
-    _compiled = None
+    _kernels = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -83,11 +83,11 @@ def _candidate_spans(found: Words, occ: Occurrences, first_index: np.ndarray,
     """Per candidate (``first_index``: its first occurrence): its first word, its
     length in words, the characters of that occurrence (n, 2) and whether a stop word
     is among its words. One compiled pass where built, else numpy steps."""
-    if _compiled is not None:
+    if _kernels is not None:
         def int64(values: np.ndarray) -> np.ndarray:
             return np.ascontiguousarray(values, dtype=np.int64)
 
-        return _compiled.candidate_spans(
+        return _kernels.candidate_spans(
             int64(first_index), int64(occ.first), int64(occ.lengths), int64(found.starts),
             int64(found.ends), np.ascontiguousarray(found.stop, dtype=bool))
     return _candidate_spans_numpy(found, occ, first_index)
@@ -113,9 +113,9 @@ def _occurrence_shares(document: KeywordDocument, found: Words, occ: Occurrences
     in anchor text, in a heading (4 x candidates, float64), and the mean of its
     occurrences' template scores, each read at its first word (a phrase never leaves its block, and
     the score is the block's). One compiled pass where built
-    (:func:`denoise._compiled.occurrence_shares`), else numpy steps."""
-    if _compiled is not None:
-        return _compiled.occurrence_shares(
+    (:func:`kwx._kernels.occurrence_shares`), else numpy steps."""
+    if _kernels is not None:
+        return _kernels.occurrence_shares(
             occ.first, occ.lengths, inverse, tf, found.starts, document.chunk_starts,
             found.capitalized, found.upper, document.chunk_link, document.chunk_heading,
             document.chunk_template)

@@ -24,16 +24,15 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from denoise.blocks import DomIndex, PageBlocks, index_dom, segment_dom
+from denoise.blocks import PageBlocks
+from denoise.clean import Cleaned, Cleaner, Mode
 from denoise.detector import PageScores, TemplateDetector, block_lines
-from denoise.features import SCHEME, markup_stats, page_features
-from denoise.html import parse_html
 from denoise.page import Page
 
 try:
-    from denoise import _compiled
+    from kwx import _kernels
 except ImportError:  # the compiled extension is optional
-    _compiled = None
+    _kernels = None
 
 _HEADINGS = frozenset("h1 h2 h3 h4 h5 h6".split())
 #: The most characters of a page's kept text that keywords are taken from (see the
@@ -66,58 +65,27 @@ class KeywordDocument:
         return np.maximum(np.searchsorted(self.chunk_starts, offsets, side="right") - 1, 0)
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class ParsedPage:
-    """A page once parsed and segmented, its tree already let go: what the detector
-    scores and :func:`kept_document` keeps the text of."""
-
-    page: Page
-    dom: DomIndex  # without its tree
-    blocks: PageBlocks
-    markup: tuple[np.ndarray, np.ndarray, np.ndarray] | None  # for the detector's features
-    head: tuple[str, str, str]  # title, meta keywords, meta description
-
-
-def parse_page(page: Page, *, markup: bool = True) -> ParsedPage:
-    """Parse ``page`` once and gather what the rest reads, with the markup counts the
-    detector's features need when ``markup``; the parsed tree is let go as soon as what
-    reads it is done (:meth:`denoise.blocks.DomIndex.without_tree`)."""
-    root = parse_html(page.html, page.id)
-    dom = index_dom(root)
-    counts = markup_stats(root) if markup else None
-    head = _head_texts(root)
-    blocks = segment_dom(page, dom, SCHEME)
-    del root
-    dom = dom.without_tree()  # the last hold on the tree: it is freed here
-    return ParsedPage(page=page, dom=dom, blocks=blocks, markup=counts, head=head)
-
-
-def page_scores(parsed: ParsedPage, detector: TemplateDetector) -> PageScores:
-    """The detector's scores of a parsed page's blocks (parsed with its markup)."""
-    if parsed.markup is None:
-        raise ValueError("the page was parsed without the markup counts the detector reads")
-    return detector.score_features(page_features(parsed.dom, parsed.blocks, parsed.markup))
-
-
 def read_document(page: Page, detector: TemplateDetector | None = None) -> KeywordDocument:
     """Parse ``page`` once and keep its body text, without the template blocks when a
-    ``detector`` is given."""
-    parsed = parse_page(page, markup=detector is not None)
-    return kept_document(parsed, None if detector is None else page_scores(parsed, detector))
+    ``detector`` is given (mode ``page`` at its operating point; else ``none``)."""
+    mode = Mode.none if detector is None else Mode.page
+    return kept_document(Cleaner(mode, detector=detector)(page))
 
 
-def kept_document(parsed: ParsedPage, scores: PageScores | None) -> KeywordDocument:
-    """The kept text of a parsed page: its body, less the blocks ``scores`` calls
-    template (every block kept, with template scores of 0, without scores)."""
-    blocks = parsed.blocks
-    keep, offsets, link, heading, template, removed = _kept_chunks(blocks, scores)
+def kept_document(cleaned: Cleaned) -> KeywordDocument:
+    """The text keywords are taken from: what the de-noising step kept of the page
+    (:class:`denoise.clean.Cleaned`), with each kept chunk's block score (0 in modes
+    that score no block) and the page's head texts."""
+    blocks = cleaned.blocks
+    keep, offsets, link, heading, template, removed = _kept_chunks(blocks, cleaned.keep,
+                                                                   cleaned.scores)
     text, chunks = _within_cap(blocks, keep, (offsets, link, heading, template))
     offsets, link, heading, template = chunks
-    title, keywords, description = parsed.head
-    return KeywordDocument(page=parsed.page, text=text,
+    return KeywordDocument(page=cleaned.page, text=text,
                            chunk_starts=offsets, chunk_link=link, chunk_heading=heading,
-                           chunk_template=template, title=title, meta_keywords=keywords,
-                           meta_description=description, removed_chars=removed)
+                           chunk_template=template, title=cleaned.title,
+                           meta_keywords=cleaned.meta_keywords,
+                           meta_description=cleaned.meta_description, removed_chars=removed)
 
 
 def _within_cap(blocks: PageBlocks, keep: np.ndarray, chunks: tuple[np.ndarray, ...],
@@ -149,34 +117,34 @@ def _cut(text: str, limit: int) -> int:
     return at if at > 0 else limit
 
 
-def _kept_chunks(blocks: PageBlocks, scores: PageScores | None,
+def _kept_chunks(blocks: PageBlocks, keep: np.ndarray, scores: PageScores | None,
                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, int]:
-    """Per chunk whether it is kept; per kept chunk where :func:`block_lines` puts it,
-    whether it is anchor text, in a heading, and its block's template score; and the
-    characters of body text removed. One compiled pass where built, else numpy steps."""
-    if _compiled is None:
-        return _kept_chunks_numpy(blocks, scores)
-    block_scores, threshold = (np.zeros(0), 0.0) if scores is None else (
-        scores.block_scores, scores.threshold)
-    keep, offsets, link, heading, template, removed = _compiled.kept_chunks(
+    """Per chunk whether it is kept (``keep``, within the body's blocks); per kept chunk
+    where :func:`block_lines` puts it, whether it is anchor text, in a heading, and its
+    block's score; and the characters of body text removed. One compiled pass where
+    built, else numpy steps."""
+    if _kernels is None:
+        return _kept_chunks_numpy(blocks, keep, scores)
+    block_scores = np.zeros(0) if scores is None else scores.block_scores
+    keep, offsets, link, heading, template, removed = _kernels.kept_chunks(
         blocks.chunk_block.astype(np.int32, copy=False),
         blocks.chunk_starts.astype(np.int64, copy=False),
         blocks.chunk_ends.astype(np.int64, copy=False),
         blocks.chunk_in_link.astype(bool, copy=False),
-        np.ascontiguousarray(block_scores, dtype=np.float64), float(threshold),
+        np.ascontiguousarray(keep, dtype=bool),
+        np.ascontiguousarray(block_scores, dtype=np.float64),
         blocks.has_tag(_HEADINGS))
     return keep, offsets, link, heading, template, int(removed)
 
 
-def _kept_chunks_numpy(blocks: PageBlocks, scores: PageScores | None,
+def _kept_chunks_numpy(blocks: PageBlocks, keep: np.ndarray, scores: PageScores | None,
                        ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, int]:
     """:func:`_kept_chunks` by numpy steps (the tests' reference)."""
     in_body = blocks.chunk_block >= 0
+    keep = keep & in_body
     if scores is None:
-        keep = in_body
         template = np.zeros(len(blocks.chunk_block))
     else:
-        keep = scores.content_chunks()
         template = np.append(scores.block_scores, 0.0)[blocks.chunk_block]
     kept = np.flatnonzero(keep)
     starts, ends = blocks.chunk_starts, blocks.chunk_ends
@@ -189,29 +157,3 @@ def _kept_chunks_numpy(blocks: PageBlocks, scores: PageScores | None,
     removed = int(((ends - starts)[in_body & ~keep]).sum())
     return (keep, offsets, blocks.chunk_in_link[kept], heading,
             template[kept].astype(np.float64), removed)
-
-
-def _head_texts(root) -> tuple[str, str, str]:
-    """The page's ``<title>`` (in its head: an inline SVG's title is not the page's)
-    and its meta keywords and description (the first of each that is not empty): in
-    one compiled pass over the tree where built (13.4 us a page on the scale input,
-    against 41.4 for lxml's lookups, which make a Python proxy of every element they
-    meet: ``benchmarks/references_ab.py``), else :func:`_head_texts_python`, the
-    tests' reference."""
-    if _compiled is not None:
-        return _compiled.head_texts(root)
-    return _head_texts_python(root)
-
-
-def _head_texts_python(root) -> tuple[str, str, str]:
-    """:func:`_head_texts` by lxml's own lookups."""
-    element = root.find("head/title") if root.tag == "html" else root.find(".//head/title")
-    title = " ".join((element.text or "").split()) if element is not None else ""
-    keywords = description = ""
-    for meta in root.iter("meta"):
-        name = (meta.get("name") or meta.get("property") or "").strip().lower()
-        if name == "keywords" and not keywords:
-            keywords = meta.get("content") or ""
-        elif name in ("description", "og:description") and not description:
-            description = meta.get("content") or ""
-    return title, keywords, description

@@ -1,6 +1,6 @@
 """Ranked advertising keywords for a page: de-noise, find candidates, score, sort.
 
-The defaults ship with the toolkit (``corpora/data``): a ranker trained by
+The defaults ship with the toolkit (``denoise/models``): a ranker trained by
 ``kwx train --denoise`` on the cross-domain benchmark's training pages, a
 document-frequency table and a query-log table. The template detector is the
 shipped default of :mod:`denoise`, cut at the recall the ranker was trained with
@@ -19,20 +19,22 @@ from typing import Self
 import numpy as np
 
 from denoise.arguments import expect_page, expect_pages
-from denoise.detector import PageScores, TemplateDetector
+from denoise.clean import Cleaner, Mode
+from denoise.detector import TemplateDetector
 from denoise.page import Page
+from denoise.shipped import shipped
 from denoise.steps import step_by_step
 from kwx.candidates import Candidates, find_candidates
-from kwx.document import ParsedPage, kept_document, page_scores, parse_page, read_document
+from kwx.document import kept_document
 from kwx.features import feature_matrix
-from kwx.ranker import KeywordRanker, shipped
+from kwx.ranker import KeywordRanker
 from kwx.tables import JointTable, PhraseTable, TableFile
 from kwx.text import MAX_WORDS
 
 try:
-    from denoise import _compiled
+    from kwx import _kernels
 except ImportError:  # the compiled extension is optional
-    _compiled = None
+    _kernels = None
 
 DEFAULT_RANKER = "kwx-ranker.npz"
 DEFAULT_DF = "kwx-df.npz"
@@ -118,13 +120,13 @@ class ScoredCandidates:
 
     def _best(self, n: int) -> np.ndarray:
         """Indices of the ``n`` best, in order: in one compiled pass for a few
-        (:func:`denoise._compiled.best_indices`), else by sorting only those scoring at
+        (:func:`kwx._kernels.best_indices`), else by sorting only those scoring at
         least the n-th best (a page has thousands of candidates and wants ten)."""
         scores = self.scores
-        if _compiled is not None and 0 < n <= _FEW:
-            return _compiled.best_indices(np.ascontiguousarray(scores, dtype=np.float64),
-                                          np.ascontiguousarray(self.candidates.first,
-                                                               dtype=np.int64), n)
+        if _kernels is not None and 0 < n <= _FEW:
+            return _kernels.best_indices(np.ascontiguousarray(scores, dtype=np.float64),
+                                         np.ascontiguousarray(self.candidates.first,
+                                                              dtype=np.int64), n)
         pool = np.arange(len(scores))
         if 0 < n < len(scores):
             nth = np.partition(scores, len(scores) - n)[len(scores) - n]
@@ -139,7 +141,9 @@ class KeywordExtractor:
     ----------
     ranker : the trained ranker.
     statistics : DF and query-log tables (the ones the ranker was trained with).
-    detector : template detector run first (DN); None keeps the whole page.
+    detector : template detector run first (Kołcz & Yih's DN: de-noising mode
+        ``page`` at the detector's operating point); None keeps the whole page
+        (mode ``none``). Each kept chunk's block score is also a feature.
     max_words : longest candidate phrase.
     """
 
@@ -151,6 +155,7 @@ class KeywordExtractor:
         self.statistics = statistics
         self.detector = detector
         self.max_words = max_words
+        self.cleaner = Cleaner(Mode.none if detector is None else Mode.page, detector=detector)
 
     @classmethod
     def load(cls, *, ranker: PathLike | None = None, df: PathLike | None = None,
@@ -159,7 +164,8 @@ class KeywordExtractor:
         """An extractor from files; None means the shipped default of each. ``recall``
         is the detector's operating point (None: the one the ranker was trained with,
         else :data:`DEFAULT_RECALL`)."""
-        model, header = KeywordRanker.load(ranker or shipped(DEFAULT_RANKER))
+        model = KeywordRanker.load(ranker or shipped(DEFAULT_RANKER))
+        header = model.header_
         if recall is None:
             recall = ranker_recall(header)
         statistics = PhraseStatistics.load(df or shipped(DEFAULT_DF),
@@ -173,7 +179,7 @@ class KeywordExtractor:
     def candidates(self, page: Page) -> Candidates:
         """The page's candidates (de-noised first when there is a detector)."""
         expect_page(page, "KeywordExtractor")
-        return find_candidates(read_document(page, self.detector), self.max_words)
+        return find_candidates(kept_document(self.cleaner(page)), self.max_words)
 
     def score(self, page: Page) -> ScoredCandidates:
         """Every candidate of ``page`` with its score."""
@@ -190,15 +196,9 @@ class KeywordExtractor:
         :class:`~denoise.errors.PageError` for a page that cannot be used), in order;
         worked step by step over all the pages (:func:`denoise.steps.step_by_step`), with
         the same keywords."""
-        detector = self.detector
         pages = list(expect_pages(pages, "KeywordExtractor.extract_many"))
-
-        def scored(parsed: ParsedPage) -> tuple[ParsedPage, PageScores | None]:
-            return parsed, None if detector is None else page_scores(parsed, detector)
-
         return step_by_step(pages, [
-            partial(parse_page, markup=detector is not None), scored,
-            lambda both: kept_document(*both),
+            *self.cleaner.steps(), kept_document,
             partial(find_candidates, max_words=self.max_words),
             lambda found: ScoredCandidates(found, self.ranker.predict_proba(
                 self.statistics.features(found))),

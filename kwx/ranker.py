@@ -9,13 +9,12 @@ so a model file holds numbers only.
 from __future__ import annotations
 
 import os
-from importlib.resources import files
-from pathlib import Path
 from typing import Self
 
 import numpy as np
 
 from denoise.arrayfile import ModelError, read_arrays, write_arrays
+from denoise.errors import not_fitted
 from kwx.features import FEATURE_NAMES
 
 FORMAT_KIND = "webdenoise-keyword-ranker"
@@ -66,7 +65,7 @@ class KeywordRanker:
 
     def _check_fitted(self) -> None:
         if not hasattr(self, "coef_"):
-            raise ValueError("this KeywordRanker is not fitted yet: call fit() or load()")
+            raise not_fitted(self)
 
     def decision_function(self, X: np.ndarray) -> np.ndarray:
         """Log-odds per candidate (ranks like the probability, cheaper). The
@@ -97,9 +96,9 @@ class KeywordRanker:
                                     "coef": self.coef_})
 
     @classmethod
-    def load(cls, path: str | os.PathLike[str]) -> tuple[Self, dict[str, object]]:
-        """Read a ranker written by :meth:`save`, with its header; :class:`ModelError`
-        names the file and the problem."""
+    def load(cls, path: str | os.PathLike[str]) -> Self:
+        """Read a ranker written by :meth:`save` (its header kept as ``header_``);
+        :class:`ModelError` names the file and the problem."""
         source = str(path)
         header, arrays = read_arrays(path, FORMAT_KIND, FORMAT_VERSION, what="keyword ranker",
                                      rebuild="retrain it with 'kwx train'")
@@ -121,9 +120,5 @@ class KeywordRanker:
                 raise ValueError("coefficients must be finite, scales positive")
         except (KeyError, TypeError, ValueError) as error:
             raise ModelError(source, f"corrupt keyword ranker ({error})") from None
-        return ranker, header
-
-
-def shipped(name: str) -> Path:
-    """A file shipped in ``corpora/data`` (the default ranker and tables)."""
-    return Path(str(files("corpora") / "data" / name))
+        ranker.header_ = header
+        return ranker

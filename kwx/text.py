@@ -18,7 +18,10 @@ phrase and is refused when today's tokenizer disagrees (:func:`hash_check`).
 
 ``spacy.blank("en")`` is the default: its tokenizer is rule-based and needs no
 model download. Where the paper wants linguistic features (noun phrases) a trained
-pipeline would be needed; Kołcz & Yih left them out too.
+pipeline would be needed; Kołcz & Yih left them out too. kwx calls the tokenizer
+through its public API, from a cache of the chunks it has tokenized; the shortcuts that
+imitate its internals for chunks not seen, and what guards them, are all in
+:mod:`kwx.spacy_rules`.
 """
 
 from __future__ import annotations
@@ -30,16 +33,15 @@ from itertools import compress, repeat
 
 import numpy as np
 from spacy.attrs import IDX, IS_PUNCT, IS_SPACE, IS_STOP, IS_TITLE, IS_UPPER, LENGTH, LOWER, SPACY
-from spacy.strings import get_string_id
 
 from denoise.arrays import ragged_arange, sorted_unique
-from kwx.affixes import MAX_CHARS, Cuts, ShapeCuts, shape
-from kwx.suffix_search import TailSuffixSearch
+from kwx import spacy_rules
+from kwx.spacy_rules import Cuts, Imitation
 
 try:
-    from denoise import _compiled
+    from kwx import _kernels
 except ImportError:  # the compiled extension is optional
-    _compiled = None
+    _kernels = None
 
 #: Longest candidate phrase, in words (Yih et al. and the issue: up to 5).
 MAX_WORDS = 5
@@ -53,31 +55,31 @@ _ATTRS = [LOWER, IS_PUNCT, IS_SPACE, IS_STOP, IS_TITLE, IS_UPPER, IDX, LENGTH, S
 _CHECK_PHRASE = "New York Stock-Exchange"
 
 
-#: The lexeme attributes a token row reads (:data:`_ATTRS`; LENGTH is set without one).
-_LEXEME_ATTRS = (LOWER, IS_PUNCT, IS_SPACE, IS_STOP, IS_TITLE, IS_UPPER)
-
-
 @cache
 def tokenizer():
-    """spaCy's English tokenizer (a blank pipeline: rules only, no model files).
-
-    Its vocabulary computes only the six lexeme attributes the token rows read: spaCy
-    runs every attribute function on each word it meets for the first time (17 more,
-    shape, prefix, suffix and like_num among them), which made ~10% of tokenizing new
-    text and left strings for the vocabulary to keep. Tokens are cut by the tokenizer's
-    rules alone, so they are the same. Its suffix expression is searched from each
-    token's end (:mod:`kwx.suffix_search`), with the same answers.
-    """
+    """spaCy's English tokenizer (a blank pipeline: rules only, no model files), set up
+    for speed by :func:`kwx.spacy_rules.tune` where its rules are those kwx's shortcuts
+    were checked on (the same tokens and rows)."""
     import spacy
 
     english = spacy.blank("en")
-    tokenize = english.tokenizer
-    getters = tokenize.vocab.lex_attr_getters
-    tokenize.vocab.lex_attr_getters = {attr: getters[attr] for attr in _LEXEME_ATTRS}
-    search = TailSuffixSearch.of(tokenize, english.Defaults.suffixes or ())
-    if search is not None:
-        tokenize.suffix_search = search
-    return tokenize
+    spacy_rules.tune(english)
+    return english.tokenizer
+
+
+@cache
+def _imitation() -> Imitation:
+    """kwx's shortcuts past :func:`tokenizer` for chunks not seen (:mod:`kwx.spacy_rules`),
+    all off where its rules are not those they were checked on."""
+    return Imitation(tokenizer(), _our_flags)
+
+
+def reset() -> None:
+    """Let go of the tokenizer, the shortcuts past it and the chunk cache: the next text
+    is tokenized afresh, as :data:`kwx.spacy_rules.ENABLED` says then (tests turn the
+    shortcuts off and on; the words are the same either way)."""
+    for cached in (tokenizer, _imitation, _chunk_tokens):
+        cached.cache_clear()
 
 
 @dataclass(frozen=True, slots=True)
@@ -114,7 +116,7 @@ class Occurrences:
 
 def words(text: str) -> Words:
     """Tokenize ``text`` and keep its words, with a run number that changes at every break."""
-    if _compiled is not None:
+    if _kernels is not None:
         found = _chunk_tokens().words(text)
         if found is not None:
             return found
@@ -143,9 +145,12 @@ def _words_of_table(text: str) -> Words:
                  upper[keep] & (ends - starts >= 2)[keep], starts[keep], ends[keep])
 
 
-#: Columns of a token row: spaCy's attributes, then two of ours (:func:`_our_flags`).
-_ID, _FLAGS, _IDX, _LENGTH, _SPACE_AFTER = 0, slice(1, 8), 8, 9, 10
-_COLUMNS = 11
+#: Columns of a token row: spaCy's attributes, then two of ours (:func:`_our_flags`),
+#: offset, length and no space after (laid out in :mod:`kwx.spacy_rules`, as the
+#: compiled kernels write them).
+_ID, _FLAGS, _IDX, _LENGTH, _SPACE_AFTER, _COLUMNS = (
+    spacy_rules.ID, spacy_rules.FLAGS, spacy_rules.IDX, spacy_rules.LENGTH,
+    spacy_rules.SPACE_AFTER, spacy_rules.COLUMNS)
 
 
 def _token_table(text: str) -> tuple[np.ndarray, ...] | None:
@@ -246,10 +251,6 @@ def _vocabulary_full() -> bool:
     return True
 
 
-#: Chunks of letters only, or digits only: one token each, unless a tokenizer exception.
-_SIMPLE = re.compile(r"(?:[A-Za-z]+|[0-9]+)\Z")
-
-
 class _ChunkTokens:
     """Space-delimited chunk -> its tokens' rows, kept in one growing array.
 
@@ -257,20 +258,21 @@ class _ChunkTokens:
     Bounded: past ``limit`` chunks the cache becomes the *previous* one and a new one
     starts; a chunk found only in the previous one is copied over, so the chunks a
     crawl keeps meeting (a site's template, common words) survive, and its long tail
-    is dropped. Chunks of ASCII letters or digits alone (most words) are one token,
-    whose row is what the vocabulary's own attribute functions give, without a spaCy
-    call; the rest are cut by their shape where spaCy cut a chunk of that shape before
-    (:mod:`kwx.affixes`), else tokenized by spaCy, once per page for all of them. A
-    page's new chunks go through one compiled pass, which leaves only spaCy's (and
-    those with a token that is not ASCII) to Python steps. The rows spaCy made are also
-    kept apart (:class:`_SpacyMade`), past the cache's generations.
+    is dropped. A chunk not in the cache goes to spaCy's tokenizer, once per page for
+    all of them, unless kwx's shortcuts past it (:mod:`kwx.spacy_rules`, where its rules
+    are those they were checked on) give its rows: chunks of ASCII letters or digits
+    alone (most words) are one token, whose row is what the vocabulary's own attribute
+    functions give; others are cut by their shape where spaCy cut a chunk of that shape
+    before. A page's new chunks then go through one compiled pass, which leaves only
+    spaCy's (and those with a token that is not ASCII) to Python steps. The rows spaCy
+    made are also kept apart (:class:`_SpacyMade`), past the cache's generations.
     """
 
     def __init__(self, limit: int) -> None:
         self.limit = limit
         # chunk -> number, in the order added (compiled: a text is looked up chunk by chunk
         # without a string made of each)
-        self.number = _compiled.ChunkTable() if _compiled is not None else _ChunkNumbers()
+        self.number = _kernels.ChunkTable() if _kernels is not None else _ChunkNumbers()
         self.first = np.zeros(1024, dtype=np.int64)  # first row of each chunk
         self.count = np.zeros(1024, dtype=np.int64)  # rows of each chunk
         self.length = np.zeros(1024, dtype=np.int64)  # characters of each chunk
@@ -310,8 +312,8 @@ class _ChunkTokens:
                 distinct = list(dict.fromkeys(missing))
             self._add(distinct)
             numbers[missing_at] = self.number.numbers(missing)
-        return Words(*_compiled.assemble_words(numbers, starts, lines, self.first,
-                                               self.count, self.table))
+        return Words(*_kernels.assemble_words(numbers, starts, lines, self.first,
+                                              self.count, self.table))
 
     def _made_room(self, missing: list[str]) -> bool:
         """Start again if adding ``missing`` would overflow the cache; whether it did."""
@@ -337,18 +339,16 @@ class _ChunkTokens:
 
     def _add(self, chunks: list[str]) -> None:
         """Number ``chunks`` (none in the cache), with their token rows: in one compiled
-        pass for those that need no spaCy call (:func:`denoise._compiled.chunk_rows`),
-        by :meth:`_rows_of` for the rest."""
-        if _compiled is None or not _compiled_rows_agree():
+        pass for those that need no spaCy call (:meth:`kwx.spacy_rules.Imitation.chunk_rows`,
+        where the shortcuts are on), by :meth:`_rows_of` for the rest."""
+        imitation = _imitation()
+        if not imitation.compiled:
             self._append(*self._rows_of(chunks))
             return
         previous = self.previous
         kept = (previous.number, previous.first, previous.count, previous.table) \
             if previous is not None else (None, None, None, None)
-        by_shape = _shape_cuts()
-        rows, counts = _compiled.chunk_rows(
-            chunks, _exceptions(), *kept, by_shape.shapes if by_shape.enabled else {},
-            by_shape.specials, MAX_CHARS, _lexicon())
+        rows, counts = imitation.chunk_rows(chunks, kept)
         left = counts < 0
         if not left.any():
             self._append(chunks, rows, counts)
@@ -360,30 +360,28 @@ class _ChunkTokens:
 
     def _rows_of(self, chunks: list[str]) -> tuple[list[str], np.ndarray, np.ndarray]:
         """The chunks in a new order, their token rows and each one's number of rows, by
-        Python steps: a chunk of letters or digits alone is one token; one the previous
-        cache numbered, or spaCy tokenized before (:class:`_SpacyMade`), has its rows
-        there; one whose shape is known is cut by it (:mod:`kwx.affixes`); spaCy
-        tokenizes the rest, in one call, but for chunks of a shape another of them may
-        teach (:func:`_one_per_new_shape`): those are cut by what it taught, and a
-        second call takes the ones it did not."""
+        Python steps: one the previous cache numbered, or spaCy tokenized before
+        (:class:`_SpacyMade`), has its rows there; spaCy tokenizes the rest, in one
+        call. Where the shortcuts are on (:class:`kwx.spacy_rules.Imitation`), a chunk of
+        letters or digits alone is one token, one whose shape is known is cut by it, and
+        chunks of a shape another of them may teach wait for spaCy's first call
+        (:meth:`~kwx.spacy_rules.Imitation.one_per_new_shape`): those are cut by what it
+        taught, and a second call takes the ones it did not."""
         parts: list[np.ndarray] = []
         sizes: list[int] = []
         kept = self.previous.number if self.previous is not None else {}
-        simple, hard = [], []
-        for chunk in chunks:
-            (simple if _SIMPLE.match(chunk) and chunk not in _exceptions() else hard
-             ).append(chunk)
+        imitation = _imitation()
+        simple, hard = imitation.plain(chunks)
         known = [c for c in hard if c in kept]
         hard = [c for c in hard if c not in kept]
         made = self.spacy_made
         again = [c for c in hard if c in made]
         hard = [c for c in hard if c not in made]
-        by_shape = _shape_cuts()
-        cut, cuts, hard = _cut_by_shape(by_shape, hard)
-        hard, waiting = _one_per_new_shape(by_shape, hard)
+        cut, cuts, hard = imitation.cut_by_shape(hard)
+        hard, waiting = imitation.one_per_new_shape(hard)
         order = simple + known + again + cut + hard
         if simple:
-            parts.append(_single_token_rows(simple))
+            parts.append(imitation.plain_rows(simple))
             sizes += [1] * len(simple)
         for chunk in known:
             number = kept[chunk]
@@ -395,19 +393,21 @@ class _ChunkTokens:
             sizes.append(len(made[chunk]))
 
         def add(cut: list[str], cuts: list[Cuts], rest: list[str]) -> None:
-            """Rows of chunks cut by their shape, then of the rest, by spaCy."""
+            """Rows of chunks cut by their shape, then of the rest, by spaCy (whose cuts
+            the shapes learn)."""
             if cut:
-                parts.append(_cut_rows(cut, cuts))
+                parts.append(imitation.cut_rows(cut, cuts))
                 sizes.extend(map(len, cuts))
             if rest:
-                rows, counts = _spacy_learnt(by_shape, rest)
+                rows, counts = _spacy_chunk_rows(rest)
+                imitation.learn_shapes(rest, rows, counts)
                 made.keep(rest, rows, counts)
                 parts.append(rows)
                 sizes.extend(counts)
 
         add(cut, cuts, hard)
         if waiting:  # cut by the shapes the first call taught, where it did
-            cut, cuts, rest = _cut_by_shape(by_shape, waiting)
+            cut, cuts, rest = imitation.cut_by_shape(waiting)
             order += cut + rest
             add(cut, cuts, rest)
         rows = np.concatenate(parts) if parts else np.zeros((0, _COLUMNS), dtype=np.uint64)
@@ -466,7 +466,7 @@ class _SpacyMade(dict[str, np.ndarray]):
 
 
 class _ChunkNumbers(dict[str, int]):
-    """Chunk -> number, numbered in the order added: :class:`denoise._compiled.ChunkTable`
+    """Chunk -> number, numbered in the order added: :class:`kwx._kernels.ChunkTable`
     as a dict, where the extension is not built."""
 
     def add(self, chunks: list[str]) -> None:
@@ -495,148 +495,6 @@ _MAX_SPACY_CHUNKS = 50_000
 @cache
 def _chunk_tokens() -> _ChunkTokens:
     return _ChunkTokens(_MAX_CHUNKS)
-
-
-@cache
-def _exceptions() -> frozenset[str]:
-    """The tokenizer's special cases ("dont" is two tokens): never on the fast path."""
-    return frozenset(tokenizer().rules)
-
-
-def _single_token_rows(chunks: list[str]) -> np.ndarray:
-    """Rows of chunks that are one token each."""
-    rows = _lexeme_rows(chunks)
-    rows[:, _SPACE_AFTER] = 1
-    return rows
-
-
-def _lexeme_rows(tokens: list[str]) -> np.ndarray:
-    """Rows of tokens at offset 0 with no space after, from the vocabulary's attribute
-    getters (what spaCy would store in a new lexeme): compiled for ASCII tokens, where
-    they agree with the getters on a probe (:func:`_compiled_rows_agree`)."""
-    if _compiled is not None and _compiled_rows_agree():
-        rows, others = _compiled.ascii_token_rows(tokens, _lexicon())
-        if others:
-            rows[others] = _getter_rows([tokens[i] for i in others])
-        return rows
-    return _getter_rows(tokens)
-
-
-@cache
-def _stop_words() -> frozenset[str]:
-    from spacy.lang.en import English
-
-    return frozenset(English.Defaults.stop_words)
-
-
-@cache
-def _symbols() -> dict[str, int]:
-    """The strings whose spaCy id is a fixed symbol number rather than their hash."""
-    from spacy.symbols import IDS
-
-    return dict(IDS)
-
-
-@cache
-def _lexicon() -> _compiled.AsciiLexicon:
-    """The stop words and symbol names the compiled rows look ASCII tokens up in."""
-    return _compiled.AsciiLexicon(_stop_words(), _symbols())
-
-
-#: ASCII tokens the compiled rows are checked on once: every character, and words of
-#: every case, stop words, symbols ("aux" has a fixed id), joiners, punctuation runs,
-#: and every length from 1 to 23 (the compiled hash reads eight bytes at a time).
-_PROBE = [*map(chr, range(128)), "The", "THE", "the", "tHe", "Th", "T", "A1", "a1B", "1a",
-          "Ab1C", "ABC1", "x-y", "'s", "n't", "--", "...", "e.g.", "U.S.", "I", "aux",
-          "nsubj", " \t", "\x1c\x1f", "Mr.", "\"'", "a_b", "_", "&amp", "also", "Also", "HENCE",
-          *("Internationalization.Ok"[:n] for n in range(2, 24))]
-
-
-@cache
-def _compiled_rows_agree() -> bool:
-    """Whether the compiled rows of ASCII tokens are the getters' rows on :data:`_PROBE`
-    (another spaCy may read its attributes otherwise: then the getters do it all)."""
-    rows, others = _compiled.ascii_token_rows(_PROBE, _lexicon())
-    return not others and np.array_equal(rows, _getter_rows(_PROBE))
-
-
-def _getter_rows(tokens: list[str]) -> np.ndarray:
-    """:func:`_lexeme_rows` by the getters themselves."""
-    getters = tokenizer().vocab.lex_attr_getters
-    lower, punct, space, stop, title, upper = (getters[attr] for attr in _LEXEME_ATTRS)
-    lowered = [lower(c) for c in tokens]
-    rows = np.zeros((len(tokens), _COLUMNS), dtype=np.uint64)
-    rows[:, 0] = [get_string_id(w) for w in lowered]  # a symbol ("aux") has its id
-    for column, getter in enumerate((punct, space, stop, title, upper), start=1):
-        rows[:, column] = [bool(getter(c)) for c in tokens]
-    rows[:, 6:8] = _our_flags(lowered)
-    rows[:, _LENGTH] = [len(c) for c in tokens]
-    return rows
-
-
-@cache
-def _shape_cuts() -> ShapeCuts:
-    return ShapeCuts(tokenizer(), _exceptions())
-
-
-def _cut_rows(chunks: list[str], cuts: list[Cuts]) -> np.ndarray:
-    """Rows of chunks whose token cuts are known (:class:`kwx.affixes.ShapeCuts`): the
-    rows spaCy gives them, without asking it."""
-    spans = [span for each in cuts for span in each]
-    rows = _lexeme_rows([chunk[a:b] for chunk, each in zip(chunks, cuts, strict=True)
-                         for a, b in each])
-    rows[:, _IDX] = [a for a, _ in spans]
-    return rows
-
-
-def _cut_by_shape(by_shape: ShapeCuts, chunks: list[str]
-                  ) -> tuple[list[str], list[Cuts], list[str]]:
-    """The chunks ``by_shape`` cuts, their cuts, and the chunks it does not."""
-    found = [by_shape.cuts(c) for c in chunks]
-    cut = [c for c, cuts in zip(chunks, found, strict=True) if cuts is not None]
-    return cut, [cuts for cuts in found if cuts is not None], \
-        [c for c, cuts in zip(chunks, found, strict=True) if cuts is None]
-
-
-def _one_per_new_shape(by_shape: ShapeCuts, chunks: list[str]) -> tuple[list[str], list[str]]:
-    """The chunks for spaCy now, and those that wait: a chunk waits when its shape has
-    no cuts yet and an earlier one of ``chunks`` has the same shape, which may teach it
-    (a page of API docs brings hundreds of "PrependMagickMethod(DestroyLocaleOptions)"
-    at once, of one new shape)."""
-    if not by_shape.enabled:
-        return chunks, []
-    now, waiting, teaching = [], [], set()
-    known = by_shape.shapes
-    for chunk in chunks:
-        shaped = shape(chunk)
-        key = shaped[0] if shaped is not None else None
-        if key is None or key in known:
-            now.append(chunk)
-        elif key in teaching:
-            waiting.append(chunk)
-        else:
-            teaching.add(key)
-            now.append(chunk)
-    return now, waiting
-
-
-def _spacy_learnt(by_shape: ShapeCuts, chunks: list[str]) -> tuple[np.ndarray, list[int]]:
-    """:func:`_spacy_chunk_rows` of ``chunks``, whose cuts ``by_shape`` then learns."""
-    rows, counts = _spacy_chunk_rows(chunks)
-    _learn_shapes(by_shape, chunks, rows, counts)
-    return rows, counts
-
-
-def _learn_shapes(by_shape: ShapeCuts, chunks: list[str], rows: np.ndarray,
-                  counts: list[int]) -> None:
-    """Give spaCy's cuts of ``chunks`` (their rows, in order) to ``by_shape``."""
-    starts = rows[:, _IDX].tolist()
-    ends = (rows[:, _IDX] + rows[:, _LENGTH]).tolist()
-    first = 0
-    for chunk, count in zip(chunks, counts, strict=True):
-        by_shape.learn(chunk, tuple(zip(starts[first:first + count],
-                                        ends[first:first + count], strict=True)))
-        first += count
 
 
 def _spacy_chunk_rows(chunks: list[str]) -> tuple[np.ndarray, list[int]]:
@@ -669,8 +527,8 @@ def _spacy_chunk_rows(chunks: list[str]) -> tuple[np.ndarray, list[int]]:
 def occurrences(found: Words, max_words: int = MAX_WORDS) -> Occurrences:
     """Every phrase of 1 to ``max_words`` words in ``found``, by length, then by first
     word (compiled; else vectorised, one pass per length)."""
-    if _compiled is not None:
-        return Occurrences(*_compiled.phrase_occurrences(
+    if _kernels is not None:
+        return Occurrences(*_kernels.phrase_occurrences(
             np.ascontiguousarray(found.ids, dtype=np.uint64),
             np.ascontiguousarray(found.runs, dtype=np.int64),
             np.ascontiguousarray(found.stop, dtype=bool), max_words, int(_MIX)))

@@ -1,6 +1,6 @@
 """mining: near-duplicate detection and page classification, with templates removed first.
 
-:func:`page_texts` gives the text a task sees of each page (:class:`Denoise`: all of it,
+:func:`page_texts` gives the text a task sees of each page (:class:`Mode`: all of it,
 or what the site-level, page-level or main-content detectors keep);
 :class:`NearDuplicateIndex` finds near-duplicates by MinHash or the paper's rule
 (:class:`DedupConfig`); :class:`PageClassifier` is the Naive Bayes page classifier.
@@ -8,7 +8,7 @@ or what the site-level, page-level or main-content detectors keep);
 
 from typing import TYPE_CHECKING
 
-from mining.content import PAGE_RECALL, Denoise, page_texts
+from mining.content import PAGE_RECALL, Mode, page_texts
 from mining.dedup import DedupConfig, NearDuplicateIndex
 
 if TYPE_CHECKING:
@@ -17,7 +17,7 @@ if TYPE_CHECKING:
 __all__ = [
     "PAGE_RECALL",
     "DedupConfig",
-    "Denoise",
+    "Mode",
     "NearDuplicateIndex",
     "PageClassifier",
     "page_texts",

@@ -29,10 +29,11 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 
 from denoise.arrayfile import ModelError, read_arrays, write_arrays
+from denoise.clean import DEFAULT_MODE, PAGE_RECALL, Mode
 from denoise.detector import TemplateDetector
-from denoise.errors import PageError
+from denoise.errors import PageError, not_fitted
 from denoise.page import Page
-from mining.content import PAGE_RECALL, Denoise, page_texts, text_steps
+from mining.content import page_texts, text_steps
 
 FORMAT_KIND = "webdenoise-page-classifier"
 FORMAT_VERSION = 1
@@ -82,7 +83,9 @@ class PageClassifier(ClassifierMixin, BaseEstimator):
     denoise : the text of a page the classifier reads (``none``: all of it; ``site``:
         without what the site-level method calls template; ``page``: without what
         the page-level detector calls template; ``main``: the page's main content
-        alone). Stored, not used by :meth:`fit`.
+        alone; the default, :data:`denoise.clean.DEFAULT_MODE`: on templated pages of
+        sites no model saw it scores 77.7% where ``none`` scores 53.8%). Stored, not
+        used by :meth:`fit`.
     recall : for ``denoise="page"``, the detector's operating point (the share of an
         unseen site's template blocks it finds); None: ``mining.content.PAGE_RECALL``.
 
@@ -92,7 +95,7 @@ class PageClassifier(ClassifierMixin, BaseEstimator):
     """
 
     def __init__(self, *, alpha: float = 1.0, fit_prior: bool = True, min_df: int = 1,
-                 denoise: str = "none", recall: float | None = None) -> None:
+                 denoise: str = DEFAULT_MODE, recall: float | None = None) -> None:
         self.alpha = alpha
         self.fit_prior = fit_prior
         self.min_df = min_df
@@ -108,11 +111,11 @@ class PageClassifier(ClassifierMixin, BaseEstimator):
         if not (isinstance(self.min_df, int) and not isinstance(self.min_df, bool)
                 and self.min_df >= 1):
             raise ValueError(f"min_df must be an integer >= 1, got {self.min_df!r}")
-        if self.denoise not in set(Denoise):
-            raise ValueError(f"denoise must be one of {', '.join(Denoise)}, "
+        if self.denoise not in set(Mode):
+            raise ValueError(f"denoise must be one of {', '.join(Mode)}, "
                              f"got {self.denoise!r}")
         if self.recall is not None:
-            if self.denoise != Denoise.page:
+            if self.denoise != Mode.page:
                 raise ValueError("recall is the page-level detector's: it needs denoise='page'")
             if not (isinstance(self.recall, int | float) and 0.0 < self.recall <= 1.0):
                 raise ValueError(f"recall must be in (0, 1], got {self.recall!r}")
@@ -146,9 +149,7 @@ class PageClassifier(ClassifierMixin, BaseEstimator):
 
     def _check_fitted(self) -> None:
         if not hasattr(self, "feature_log_prob_"):
-            from sklearn.exceptions import NotFittedError
-
-            raise NotFittedError("this PageClassifier is not fitted yet: call fit() or load()")
+            raise not_fitted(self)
 
     def joint_log_likelihood(self, X: Sequence[str]) -> np.ndarray:
         """log P(label) + sum of log P(word | label) over each text's known words
@@ -191,7 +192,7 @@ class PageClassifier(ClassifierMixin, BaseEstimator):
         template is what recurs on the other pages of its site in the batch).
         """
         self._check_params()
-        if self.denoise != Denoise.site:
+        if self.denoise != Mode.site:
             return page_texts(pages, self.denoise, detector=self._page_detector(detector),
                               on_error=on_error)
         held = list(pages)
@@ -215,7 +216,7 @@ class PageClassifier(ClassifierMixin, BaseEstimator):
     def _page_detector(self, detector: TemplateDetector | None) -> TemplateDetector | None:
         """``detector`` (default: the shipped one) cut at this classifier's recall, for
         ``page``; None for the other modes."""
-        if self.denoise != Denoise.page:
+        if self.denoise != Mode.page:
             return None
         return (detector or TemplateDetector.load()).at_recall(
             float(self.recall) if self.recall is not None else PAGE_RECALL)
@@ -235,9 +236,9 @@ class PageClassifier(ClassifierMixin, BaseEstimator):
                                     "feature_log_prob": self.feature_log_prob_})
 
     @classmethod
-    def load(cls, path: str | os.PathLike[str]) -> tuple[Self, dict[str, object]]:
-        """Read a classifier written by :meth:`save`, with its header; :class:`ModelError`
-        names the file and the problem."""
+    def load(cls, path: str | os.PathLike[str]) -> Self:
+        """Read a classifier written by :meth:`save` (its header kept as ``header_``);
+        :class:`ModelError` names the file and the problem."""
         source = str(path)
         header, arrays = read_arrays(path, FORMAT_KIND, FORMAT_VERSION, what="page classifier",
                                      rebuild="retrain it with 'mining classify train'")
@@ -250,7 +251,8 @@ class PageClassifier(ClassifierMixin, BaseEstimator):
             model._set_arrays(header, arrays)
         except (KeyError, TypeError, ValueError, UnicodeDecodeError) as error:
             raise ModelError(source, f"corrupt page classifier ({error})") from None
-        return model, header
+        model.header_ = header
+        return model
 
     def _set_arrays(self, header: dict[str, object], arrays: dict[str, np.ndarray]) -> None:
         """Fitted attributes from a saved file, every shape and value checked."""

@@ -18,20 +18,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from denoise.decode import DEFAULT_MAX_BYTES
-from denoise.errors import DenoiseError
+from denoise.errors import LabelFileError
 from denoise.page import Page
 from denoise.reader import Skipped, read_pages
-
-
-class LabelFileError(DenoiseError):
-    """A label file cannot be used; the message names ``file:line`` and the reason."""
-
-    def __init__(self, source: str, reason: str, line: int | None = None) -> None:
-        where = f"{source}:{line}" if line is not None else source
-        super().__init__(f"{where}: {reason}")
-        self.source = source
-        self.line = line
-        self.reason = reason
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

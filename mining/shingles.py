@@ -33,9 +33,9 @@ from __future__ import annotations
 import numpy as np
 
 try:
-    from denoise import _compiled
+    from mining import _kernels
 except ImportError:  # not built: numpy does it all
-    _compiled = None
+    _kernels = None
 
 __all__ = [
     "DEFAULT_SHINGLE",
@@ -138,12 +138,12 @@ def word_hashes(text: str, spans: tuple[np.ndarray, np.ndarray] | None = None) -
     words of a page's kept chunks straight from the page text, without joining them
     first (chunks are apart in the text, so no word runs over a span's edge).
     """
-    if _compiled is not None:  # one pass over the characters, not a dozen over arrays
+    if _kernels is not None:  # one pass over the characters, not a dozen over arrays
         bounds = spans if spans is not None else (np.zeros(1, np.int64),
                                                   np.full(1, len(text), np.int64))
-        found = _compiled.span_word_hashes(text, bounds[0].astype(np.int64, copy=False),
-                                           bounds[1].astype(np.int64, copy=False),
-                                           _WORD_TABLE, _CHAR_BASE)
+        found = _kernels.span_word_hashes(text, bounds[0].astype(np.int64, copy=False),
+                                          bounds[1].astype(np.int64, copy=False),
+                                          _WORD_TABLE, _CHAR_BASE)
         if found is not None:  # None: characters past the first plane
             return found
     return _numpy_word_hashes(text, spans)

@@ -34,7 +34,7 @@ def spark():
             pytest.skip(f"{module} is not installed: pip install '.[spark]'")
     if shutil.which("java") is None and not os.environ.get("JAVA_HOME"):
         pytest.skip("Spark needs Java 17 or later")
-    from denoise.spark_engine import spark_session
+    from engine.spark import spark_session
 
     with spark_session("local[2]", {"spark.ui.enabled": "false",
                                      "spark.sql.shuffle.partitions": "4"}) as session:

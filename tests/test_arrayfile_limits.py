@@ -20,7 +20,7 @@ from npzfiles import Tripwire
 from denoise import arrayfile
 from denoise.arrayfile import MAX_BYTES, ModelError, read_arrays, write_arrays
 from denoise.model import default_model_path
-from kwx.ranker import shipped
+from denoise.shipped import shipped
 
 KIND = "limits-test-table"
 MIB = 1 << 20
@@ -330,7 +330,7 @@ def test_apply_with_a_crafted_model_says_one_line_and_exits_2(tmp_path):
         archive.writestr("weights.npy", npy_header((10**13,)) + bytes(100))
     page = tmp_path / "page.html"
     page.write_text("<html><body><p>Some text of a page to clean.</p></body></html>")
-    run = subprocess.run([sys.executable, "-c", "from denoise.cli import app; app()",
+    run = subprocess.run([sys.executable, "-c", "from commands.denoise import app; app()",
                           "apply", str(page), "--model", str(crafted)],
                          capture_output=True, text=True, timeout=120, check=False)
     assert run.returncode == 2, run.stderr

@@ -1,5 +1,5 @@
-"""``denoise.batch``: ordered multi-process batches, bounded memory, dead workers, resumable
-output; and its command-line side (``denoise.cli_batch``) through ``kwx extract``."""
+"""``engine.batch``: ordered multi-process batches, bounded memory, dead workers, resumable
+output; and its command-line side (``commands.common``) through ``kwx extract``."""
 
 from __future__ import annotations
 
@@ -17,8 +17,14 @@ from typing import ClassVar
 import pytest
 from typer.testing import CliRunner
 
-from denoise import batch, cli_batch
-from denoise.batch import (
+from commands import common as cli_batch
+from commands.kwx import app
+from denoise.errors import PageError
+from denoise.page import Page
+from denoise.reader import Skipped
+from denoise.steps import step_by_step
+from engine import batch
+from engine.batch import (
     WINDOW_PER_JOB,
     BatchSummary,
     ResumableOutput,
@@ -26,11 +32,6 @@ from denoise.batch import (
     map_pages,
     run_batch,
 )
-from denoise.errors import PageError
-from denoise.page import Page
-from denoise.reader import Skipped
-from denoise.steps import step_by_step
-from kwx.cli import app
 
 SHOP = Path(__file__).resolve().parent.parent / "examples" / "shop"
 SETTINGS = {"command": "test", "top": 3}

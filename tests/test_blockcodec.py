@@ -1,4 +1,4 @@
-"""denoise.blockcodec: segmented pages to bytes and back, without pickle."""
+"""engine.blockcodec: segmented pages to bytes and back, without pickle."""
 
 import io
 from dataclasses import fields
@@ -6,9 +6,9 @@ from dataclasses import fields
 import numpy as np
 import pytest
 
-from denoise.blockcodec import decode_blocks, encode_blocks, read_blocks
 from denoise.blocks import SCHEMES, segment
 from denoise.page import Page
+from engine.blockcodec import decode_blocks, encode_blocks, read_blocks
 
 
 def same(a, b) -> None:

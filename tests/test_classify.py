@@ -15,15 +15,15 @@ from sklearn.feature_extraction.text import CountVectorizer
 from sklearn.naive_bayes import MultinomialNB
 from typer.testing import CliRunner
 
+from commands.mining import app
 from corpora.locate import CorpusMissingError, corpus_path
 from denoise.arrayfile import ModelError
 from denoise.detector import TemplateDetector
 from denoise.page import Page
+from denoise.shipped import shipped
 from kwx.extractor import DEFAULT_RANKER
-from kwx.ranker import shipped
 from mining.accuracy import ClassificationReport
 from mining.classify import FORMAT_VERSION, PageClassifier, words
-from mining.cli import app
 from mining.labels import LabelFileError, labelled_pages, read_label_file
 
 runner = CliRunner()
@@ -133,9 +133,10 @@ def test_min_df_drops_rare_words():
 
 
 def test_save_and_load_round_trip(fitted, saved):
-    loaded, header = PageClassifier.load(saved)
+    loaded = PageClassifier.load(saved)
+    header = loaded.header_
     assert header["format_version"] == FORMAT_VERSION
-    assert header["params"] == {"alpha": 1.0, "denoise": "none", "fit_prior": True,
+    assert header["params"] == {"alpha": 1.0, "denoise": "main", "fit_prior": True,
                                 "min_df": 1, "recall": None}
     assert loaded.get_params() == fitted.get_params()
     assert loaded.vocabulary_.tolist() == fitted.vocabulary_.tolist()
@@ -149,14 +150,15 @@ def test_save_and_load_round_trip(fitted, saved):
 def test_parameters_are_stored(tmp_path):
     model = PageClassifier(denoise="page", recall=0.5, alpha=0.1).fit(*corpus())
     model.save(tmp_path / "m.npz")
-    loaded, _ = PageClassifier.load(tmp_path / "m.npz")
+    loaded = PageClassifier.load(tmp_path / "m.npz")
     assert (loaded.denoise, loaded.recall, loaded.alpha) == ("page", 0.5, 0.1)
 
 
 def test_a_numpy_bool_fit_prior_is_saved(tmp_path):
     model = PageClassifier(fit_prior=np.False_).fit(*corpus())
     model.save(tmp_path / "m.npz")
-    loaded, header = PageClassifier.load(tmp_path / "m.npz")
+    loaded = PageClassifier.load(tmp_path / "m.npz")
+    header = loaded.header_
     assert header["params"]["fit_prior"] is False and loaded.fit_prior is False
 
 
@@ -320,7 +322,7 @@ def test_cli_predict_keeps_input_order_with_site_denoising(labelled):
     model = labelled / "site.npz"
     assert run(["classify", "train", labelled / "train.tsv", "-o", model,
                 "--denoise", "site"]).exit_code == 0
-    assert PageClassifier.load(model)[0].denoise == "site"
+    assert PageClassifier.load(model).denoise == "site"
     rows = [json.loads(line) for line in lines(run(
         ["classify", "predict", labelled / "pages", "-m", model]).stdout)]
     assert [r["page"] for r in rows] == sorted(p.name for p in (labelled / "pages").iterdir())
@@ -329,8 +331,8 @@ def test_cli_predict_keeps_input_order_with_site_denoising(labelled):
 
 @pytest.mark.parametrize("denoise", ["none", "page", "main"])
 def test_predictions_worked_a_batch_at_a_time_are_each_pages_own(labelled, denoise):
+    from commands.mining_classify import PredictJob
     from denoise.errors import PageError
-    from mining.cli_classify import PredictJob
 
     model = labelled / f"{denoise}.npz"
     assert run(["classify", "train", labelled / "train.tsv", "-o", model,

@@ -6,7 +6,7 @@ import pytest
 from sitegen import article_site
 from typer.testing import CliRunner
 
-from denoise.cli import app
+from commands.denoise import app
 
 runner = CliRunner()
 
@@ -64,7 +64,7 @@ def test_block_lines_are_json_dumps_of_each_blocks_record(dev_site_pages):
     writes for each block's record, escapes and all (real pages, two methods)."""
     from collections import defaultdict
 
-    from denoise.cli import _block_lines
+    from commands.denoise import _block_lines
     from denoise.page import Page
     from denoise.site import METHODS, REASONS, Label
 
@@ -201,7 +201,7 @@ def test_site_to_a_reader_that_leaves_exits_0_and_says_the_db_kept_its_counts(tm
     write_site(tmp_path / "pages" / "shop", article_site(40))
     db = tmp_path / "counts.sqlite"
     run = subprocess.Popen(
-        [sys.executable, "-c", "from denoise.cli import app; app()", "site",
+        [sys.executable, "-c", "from commands.denoise import app; app()", "site",
          str(tmp_path / "pages"), "--db", str(db), "--out", "-", "--jobs", "1"],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     assert json.loads(run.stdout.readline())["page"].startswith("shop/")

@@ -8,7 +8,7 @@ from lxml import etree
 from sitegen import generated_site, site_page, site_template
 from typer.testing import CliRunner
 
-from denoise.cli import app
+from commands.denoise import app
 from denoise.detector import TemplateDetector
 from denoise.model import TemplateModel, default_model_path
 from denoise.reader import Skipped, read_pages
@@ -127,7 +127,7 @@ def test_train_can_leave_out_a_site_family(sites, tmp_path):
     assert held_out not in result.stdout  # ... and absent from the cross-site report
     assert generated_site(1, 1)[0].site in result.stdout
     assert "6 sites" in result.stderr
-    _, header = TemplateModel.load(out)
+    header = TemplateModel.load(out).header_
     assert header["training"]["excluded_families"] == ["acme", "nowhere"]
 
 
@@ -170,7 +170,7 @@ def test_apply_to_a_folder_prints_a_json_line_per_page_in_order(model, tmp_path)
 
 @pytest.mark.parametrize("output", ["text", "blocks", "main", "html"])
 def test_apply_worked_a_batch_at_a_time_gives_each_pages_own_lines(model, output):
-    from denoise.cli_page import ApplyJob, Format
+    from commands.denoise_page import ApplyJob, Format
     from denoise.errors import PageError
     from denoise.page import Page
 
@@ -246,7 +246,7 @@ def test_apply_blocks_gives_a_record_per_scored_block(model, new_page):
 def test_block_lines_are_json_dumps_of_each_blocks_record(dev_site_pages):
     """--format blocks lines are assembled from arrays; they must be exactly what
     json.dumps writes for each scored block's record (real pages, and escapes)."""
-    from denoise.cli_page import _block_lines
+    from commands.denoise_page import _block_lines
     from denoise.page import Page
 
     detector = TemplateDetector.load().at_recall(0.5)
@@ -271,7 +271,7 @@ def test_page_lines_are_json_dumps_of_each_pages_record(dev_site_pages, output):
     """A page's JSON line is put together from its fields' JSON strings; it must be
     exactly what json.dumps writes for the page's record (real pages, a page without a
     URL, and escapes in its name and text)."""
-    from denoise.cli_page import Format, _page_body, _page_line
+    from commands.denoise_page import Format, _page_body, _page_line
     from denoise.main_content import MainContentExtractor
     from denoise.page import Page
 
@@ -297,7 +297,7 @@ def test_json_strings_are_jsons_own(dev_site_pages):
     import random
     from json.encoder import encode_basestring
 
-    from denoise.jsonstr import json_str
+    from engine.jsonstr import json_str
 
     rng = random.Random(7)
     alphabet = [chr(c) for c in [*range(40), 92, 34, 127, 233, 255, 256, 0x2028, 0xD800,

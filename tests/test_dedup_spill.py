@@ -8,11 +8,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 from sitegen import article_page
-from test_dedup import json_lines, near_copy, prose, run
+from test_dedup import MECHANICS, json_lines, near_copy, prose, run
 
 from mining import buckets, sketchfiles, spill
 from mining.banding import equal_runs
-from mining.content import body_words
+from mining.content import PageWords
 from mining.dedup import DedupConfig, NearDuplicateIndex, Rule, identical_copies
 from mining.matches import Matches
 from mining.shingles import shingle_hashes, shingles_of_words
@@ -43,7 +43,9 @@ def same_matches(disk: Matches, memory: Matches) -> None:
 @pytest.fixture(scope="module")
 def real_words(dev_site_pages):
     """Real news pages' word hashes, with planted copies and near-copies of some."""
-    words = [(page.id, body_words(page)) for page in dev_site_pages[:150]]
+    job = PageWords("none")
+    job.setup()
+    words = [(page.id, job(page)) for page in dev_site_pages[:150]]
     words = [(page_id, w) for page_id, w in words if w.size]
     planted = [(f"copy-of-{page_id}", w) for page_id, w in words[:150:10]]
     planted += [(f"edited-{page_id}", np.r_[w[:-3], w[-1:]]) for page_id, w in words[5:60:9]]
@@ -83,7 +85,7 @@ def test_spilled_matches_against_an_index(real_words, rule):
 
 def test_buckets_flush_often_and_keep_rows_ascending(real_words, monkeypatch):
     monkeypatch.setattr(buckets, "FLUSH_ENTRIES", 64)
-    index = NearDuplicateIndex(DedupConfig(threshold=0.5))
+    index = NearDuplicateIndex(DedupConfig(**MECHANICS, threshold=0.5))
     ids = [page_id for page_id, _ in real_words]
     sketches = index.sketch([shingles_of_words(w, 6) for _, w in real_words])
     disk, _, _ = spilled(index, ids, sketches, step=3)
@@ -121,7 +123,7 @@ def test_a_whole_key_collision_collapses_nothing_on_disk_either(batch_sketches, 
 def batch_sketches():
     texts = [prose(100 + i, 300) for i in range(40)]
     texts += [near_copy(texts[5], 3), texts[9]]
-    index = NearDuplicateIndex(DedupConfig())
+    index = NearDuplicateIndex(DedupConfig(**MECHANICS))
     return index, [f"t{i}" for i in range(len(texts))], index.sketch(
         [shingle_hashes(t) for t in texts])
 
@@ -202,7 +204,7 @@ def test_cli_sketches_on_disk_and_removes_them(pages, private_tmp, monkeypatch):
         seen.append(sorted(path.name for path in files.folder.iterdir()))
         return matches
 
-    from mining import cli_dedup
+    from commands import mining_dedup as cli_dedup
 
     monkeypatch.setattr(cli_dedup, "match_files", watched)
     result = run(["dedup", pages, "--pairs"])
@@ -218,7 +220,7 @@ def test_cli_sketches_on_disk_and_removes_them(pages, private_tmp, monkeypatch):
 @pytest.mark.parametrize("error", [RuntimeError("killed"), KeyboardInterrupt()])
 def test_cli_removes_its_sketches_after_an_error(pages, private_tmp, monkeypatch, error,
                                                  tmp_path):
-    from mining import cli_dedup
+    from commands import mining_dedup as cli_dedup
 
     made = []
     original = cli_dedup.shingles_of_words
@@ -259,4 +261,4 @@ def test_cli_save_index_from_disk_equals_the_in_memory_index(pages, tmp_path):
     assert again.exit_code == 0
     found = json_lines(again.stdout)
     assert {(r["a"], r["b"]) for r in found if r["indexed"]} >= {(n, n) for n in names}
-    assert config == DedupConfig()
+    assert config == DedupConfig(**MECHANICS)

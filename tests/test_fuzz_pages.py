@@ -54,18 +54,19 @@ from hypothesis import HealthCheck, example, given, note, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
+from commands.denoise_page import ApplyJob, Format
+from commands.kwx import ExtractJob
 from corpora.locate import CorpusMissingError, corpus_path
 from denoise import PageError, TemplateDetector, decode_html, main_text, read_pages
-from denoise.batch import map_pages, run_batch
-from denoise.cli_page import ApplyJob, Format
+from denoise.clean import Cleaner
 from denoise.main_content import default_extractor
 from denoise.page import Page
 from denoise.reader import Skipped
 from denoise.render import clean_html
+from engine.batch import map_pages, run_batch
 from kwx import KeywordExtractor
-from kwx.cli import ExtractJob
-from mining import PAGE_RECALL, DedupConfig, Denoise, NearDuplicateIndex, page_texts
-from mining.cli_dedup import WordsJob
+from mining import PAGE_RECALL, DedupConfig, Mode, NearDuplicateIndex, page_texts
+from mining.content import PageWords
 from mining.shingles import shingle_hashes, shingles_of_words
 
 SHOP = Path(__file__).resolve().parent.parent / "examples" / "shop"
@@ -399,7 +400,7 @@ def check_library(name: str, data: bytes, models: dict[str, Any]) -> None:
         _text_ok(keyword.phrase, "keyword")
         assert keyword.phrase.strip() and keyword.count >= 1
         assert 0.0 <= keyword.score <= 1.0 and math.isfinite(keyword.score)
-    for mode in (Denoise.none, Denoise.page, Denoise.main):
+    for mode in (Mode.none, Mode.page, Mode.main):
         texts = _refused_or(lambda mode=mode: list(page_texts(
             [page], mode, detector=models["page"], extractor=models["main"])))
         if not texts:
@@ -511,8 +512,8 @@ def check_batch(pages: list[bytes], folder: Path, models: dict[str, Any]) -> Non
         lines = _json_lines(out.read_text(encoding="utf-8"))
         _lines_ok(command, lines, readable, summary.written)
     shingle = DedupConfig().shingle
-    for mode in (Denoise.none, Denoise.page, Denoise.main):
-        job = WordsJob(mode, detector=models["page"], extractor=models["main"])
+    for mode in (Mode.none, Mode.page, Mode.main):
+        job = PageWords(mode, Cleaner(mode, detector=models["page"], extractor=models["main"]))
         results = list(map_pages(read_pages([folder]), job, 1))
         assert len(results) == len(pages)
         sets = []
@@ -576,11 +577,11 @@ _SUMMARY = re.compile(r"(\d+) pages read.*?, (\d+) \w+, (\d+) skipped")
 
 def _app(name: str) -> Any:
     if name == "denoise":
-        from denoise.cli import app
+        from commands.denoise import app
     elif name == "kwx":
-        from kwx.cli import app
+        from commands.kwx import app
     else:
-        from mining.cli import app
+        from commands.mining import app
     return app
 
 

@@ -335,7 +335,7 @@ def test_a_missing_required_table_is_named(table_file):
     with pytest.raises(ModelError, match=r"has no documents table \(found: query, query_part\)"):
         TableFile.load(table_file, ["documents"])
     # the shipped DF file is not a query log
-    from kwx.ranker import shipped
+    from denoise.shipped import shipped
 
     with pytest.raises(ModelError, match="has no query, query_part table"):
         TableFile.load(shipped("kwx-df.npz"), ["query", "query_part"])
@@ -383,7 +383,7 @@ def test_a_member_that_is_not_an_array_is_a_model_error(member, table_file, tmp_
 
 
 def test_the_shipped_tables_load():
-    from kwx.ranker import shipped
+    from denoise.shipped import shipped
 
     stats = PhraseStatistics.load(shipped("kwx-df.npz"), shipped("kwx-querylog.npz"))
     assert stats.documents.total > 0 and len(stats.documents) > 0
@@ -466,20 +466,20 @@ HEAD_CASES = [
 def test_the_compiled_head_texts_are_lxmls(dev_site_pages):
     from lxml import etree
 
+    from denoise.head import _compiled, head_texts_python
     from denoise.html import parse_html
-    from kwx.document import _compiled, _head_texts_python
     if _compiled is None:
         pytest.skip("the compiled extension is not built here")
 
     for html in HEAD_CASES + [page.html for page in dev_site_pages]:
         root = parse_html(html)
-        assert _compiled.head_texts(root) == _head_texts_python(root), html[:200]
+        assert _compiled.head_texts(root) == head_texts_python(root), html[:200]
     # a root that is not <html>: its first head's title, wherever the head is
     root = etree.Element("div")
     etree.SubElement(etree.SubElement(root, "section"), "p").text = "x"
     head = etree.SubElement(etree.SubElement(root, "div"), "head")
     etree.SubElement(head, "title").text = " the\ttitle "
-    assert _compiled.head_texts(root) == _head_texts_python(root) == ("the title", "", "")
+    assert _compiled.head_texts(root) == head_texts_python(root) == ("the title", "", "")
     assert _compiled.head_texts(parse_html(HEAD_CASES[3]))[:2] == (
         "Cheap New York & more", "a & b")
 
@@ -679,7 +679,8 @@ def ranker_file(tmp_path_factory):
 def test_fit_save_load_gives_identical_scores(ranker_file):
     X, y = synthetic()
     fitted = KeywordRanker(C=0.5).fit(X, y)
-    loaded, header = KeywordRanker.load(ranker_file)
+    loaded = KeywordRanker.load(ranker_file)
+    header = loaded.header_
     test, _ = synthetic(50, seed=1)
     np.testing.assert_array_equal(loaded.predict_proba(test), fitted.predict_proba(test))
     np.testing.assert_array_equal(loaded.decision_function(test), fitted.decision_function(test))
@@ -711,9 +712,11 @@ def test_the_ranker_refuses_bad_shapes_parameters_and_use_before_fitting(tmp_pat
         KeywordRanker(C=0).fit(X, y)
     with pytest.raises(ValueError, match="max_iter"):
         KeywordRanker(max_iter=0).fit(X, y)
-    with pytest.raises(ValueError, match="not fitted"):
+    from sklearn.exceptions import NotFittedError
+
+    with pytest.raises(NotFittedError, match="not fitted"):
         KeywordRanker().predict_proba(X)
-    with pytest.raises(ValueError, match="not fitted"):
+    with pytest.raises(NotFittedError, match="not fitted"):
         KeywordRanker().save(tmp_path / "never.npz")
     assert list(tmp_path.iterdir()) == []
 
@@ -835,8 +838,8 @@ def test_the_top_keywords_are_the_head_of_the_whole_ranking_ties_earliest_first(
 
 @pytest.mark.parametrize("seed", range(4))
 def test_the_compiled_pick_of_the_best_is_the_head_of_the_whole_ranking(seed):
-    from denoise.features import _compiled
-    if _compiled is None:
+    from kwx.extractor import _kernels
+    if _kernels is None:
         pytest.skip("the compiled extension is not built")
     rng = np.random.default_rng(seed)
     size = int(rng.integers(1, 400))
@@ -846,9 +849,9 @@ def test_the_compiled_pick_of_the_best_is_the_head_of_the_whole_ranking(seed):
     first = rng.integers(0, 20, size)  # ties here too, broken by the index
     whole = np.lexsort((first, -scores))
     for n in (0, 1, 10, 64, size, size + 5):
-        assert _compiled.best_indices(scores, first, n).tolist() == whole[:n].tolist()
+        assert _kernels.best_indices(scores, first, n).tolist() == whole[:n].tolist()
     with pytest.raises(ValueError):
-        _compiled.best_indices(scores, first[:-1], 3)
+        _kernels.best_indices(scores, first[:-1], 3)
 
 
 @pytest.mark.parametrize("denoise", [True, False])
@@ -1098,7 +1101,7 @@ def test_the_chunk_cache_tokenizes_exactly_as_spacy_does(text, monkeypatch):
 
     fast = words(text)
     monkeypatch.setattr(module, "_token_table", module._spacy_table)
-    monkeypatch.setattr(module, "_compiled", None)
+    monkeypatch.setattr(module, "_kernels", None)
     exact = words(text)
     for name in ("ids", "runs", "stop", "capitalized", "upper", "starts", "ends"):
         assert np.array_equal(getattr(fast, name), getattr(exact, name)), name
@@ -1114,7 +1117,7 @@ def test_the_chunk_cache_tokenizes_real_pages_exactly_as_spacy_does(dev_site_pag
     monkeypatch.setattr(module, "_chunk_tokens", lambda: cache)
     fast = [words(text) for text in texts]
     monkeypatch.setattr(module, "_token_table", module._spacy_table)
-    monkeypatch.setattr(module, "_compiled", None)
+    monkeypatch.setattr(module, "_kernels", None)
     for text, found in zip(texts, fast, strict=True):
         exact = words(text)
         for name in ("ids", "runs", "stop", "capitalized", "upper", "starts", "ends"):
@@ -1128,7 +1131,7 @@ def test_the_compiled_words_are_the_numpy_steps_words(dev_site_pages, monkeypatc
     from kwx import text as module
     from kwx.document import read_document
 
-    if module._compiled is None:
+    if module._kernels is None:
         pytest.skip("the compiled extension is not built")
     cache = module._ChunkTokens(cache_size)
     monkeypatch.setattr(module, "_chunk_tokens", lambda: cache)
@@ -1147,63 +1150,12 @@ def test_the_compiled_words_are_the_numpy_steps_words(dev_site_pages, monkeypatc
         assert len(words(text)) == len(_spacy_words(text))
 
 
-def test_the_slim_vocabulary_gives_the_token_rows_of_spacys_own(dev_site_pages):
-    import spacy
-
-    from kwx import text as module
-    from kwx.document import read_document
-
-    stock = spacy.blank("en").tokenizer  # computes every lexeme attribute
-    texts = [*TRICKY_LINES, *(read_document(page).text for page in dev_site_pages[:20])]
-    for text in texts:
-        assert np.array_equal(module.tokenizer()(text).to_array(module._ATTRS),
-                              stock(text).to_array(module._ATTRS))
-
-
-def test_compiled_token_rows_are_the_getters_rows(dev_site_pages):
-    import random
-
-    from kwx import text as module
-    from kwx.document import read_document
-
-    if module._compiled is None:
-        pytest.skip("the compiled extension is not built")
-    assert module._compiled_rows_agree()
-    rng = random.Random(5)
-    tokens = list(dict.fromkeys(
-        [token.text for page in dev_site_pages[:60]
-         for token in module.tokenizer()(read_document(page).text)]
-        + ["".join(rng.choice("aZ09_-'. \t!&/\u00e9") for _ in range(rng.randrange(1, 7)))
-           for _ in range(3000)]
-        # past the 64 bytes lowered on the stack, and symbol names written otherwise
-        + ["a" * 64, "A" * 65, "The" + "x" * 70, "AUX", "Nsubj", "ORTH", "And"]))
-    assert sum(not token.isascii() for token in tokens) > 50
-    assert np.array_equal(module._lexeme_rows(tokens), module._getter_rows(tokens))
-
-
-def test_compiled_token_rows_that_disagree_with_the_getters_are_not_used(monkeypatch):
-    from kwx import text as module
-
-    if module._compiled is None:
-        pytest.skip("the compiled extension is not built")
-    module._compiled_rows_agree.cache_clear()
-    module._lexicon.cache_clear()  # made of the stop words
-    monkeypatch.setattr(module, "_stop_words", lambda: frozenset())  # another spaCy's
-    try:
-        assert not module._compiled_rows_agree()
-        tokens = ["The", "cat", "and", "a", "dog"]
-        assert np.array_equal(module._lexeme_rows(tokens), module._getter_rows(tokens))
-    finally:
-        module._compiled_rows_agree.cache_clear()
-        module._lexicon.cache_clear()
-
-
 @pytest.mark.parametrize("max_words", [1, 2, 5, 10])
 def test_compiled_occurrences_are_the_numpy_steps(dev_site_pages, max_words):
     from kwx import text as module
     from kwx.document import read_document
 
-    if module._compiled is None:
+    if module._kernels is None:
         pytest.skip("the compiled extension is not built")
     texts = [*TRICKY_LINES, "", "one", "the", "a b", "\n".join(TRICKY_LINES),
              *(read_document(page).text for page in dev_site_pages[:30])]
@@ -1220,7 +1172,7 @@ def test_compiled_candidate_spans_are_the_numpy_steps(dev_site_pages):
     from kwx import candidates as module
     from kwx.text import occurrences
 
-    if module._compiled is None:
+    if module._kernels is None:
         pytest.skip("the compiled extension is not built")
     texts = ["", "the", "Bank of America and the bank", TRICKY_LINES[0],
              *(read_document(page).text for page in dev_site_pages[:30])]
@@ -1237,11 +1189,11 @@ def test_compiled_candidate_spans_are_the_numpy_steps(dev_site_pages):
     assert inside > 100  # phrases with a stop word inside ("bank of america")
     found = words("a b")
     with pytest.raises(ValueError, match="outside the occurrences"):
-        module._compiled.candidate_spans(
+        module._kernels.candidate_spans(
             np.ones(1, dtype=np.int64), np.zeros(1, dtype=np.int64), np.ones(1, dtype=np.int64),
             found.starts, found.ends, found.stop)
     with pytest.raises(ValueError, match="outside the words"):
-        module._compiled.candidate_spans(
+        module._kernels.candidate_spans(
             np.zeros(1, dtype=np.int64), np.ones(1, dtype=np.int64), np.full(1, 2, dtype=np.int64),
             found.starts, found.ends, found.stop)
 
@@ -1249,7 +1201,7 @@ def test_compiled_candidate_spans_are_the_numpy_steps(dev_site_pages):
 def compared_pages(module, dev_site_pages) -> list[Page]:
     """The pages a compiled pass of ``module`` is compared with its numpy steps on (a
     skip where the extension is not built)."""
-    if module._compiled is None:
+    if module._kernels is None:
         pytest.skip("the compiled extension is not built")
     return [Page(id="hotels.html", html=HEAD_PAGE), Page(id="empty.html", html="<p></p>"),
             *dev_site_pages[:30]]
@@ -1275,13 +1227,13 @@ def test_compiled_occurrence_shares_are_the_numpy_steps(dev_site_pages, detector
     assert scored > 10  # template scores other than 0 and 1 were summed
     found = words("a b")
     with pytest.raises(ValueError, match="chunks"):
-        module._compiled.occurrence_shares(
+        module._kernels.occurrence_shares(
             np.zeros(1, dtype=np.int64), np.ones(1, dtype=np.int64), np.zeros(1, dtype=np.int64),
             np.ones(1, dtype=np.int64), found.starts, np.zeros(0, dtype=np.int64),
             found.capitalized, found.upper, np.zeros(0, dtype=bool), np.zeros(0, dtype=bool),
             np.zeros(0))
     with pytest.raises(ValueError, match="outside"):
-        module._compiled.occurrence_shares(
+        module._kernels.occurrence_shares(
             np.zeros(1, dtype=np.int64), np.full(1, 3, dtype=np.int64),
             np.zeros(1, dtype=np.int64), np.ones(1, dtype=np.int64), found.starts,
             np.zeros(1, dtype=np.int64), found.capitalized, found.upper,
@@ -1289,32 +1241,41 @@ def test_compiled_occurrence_shares_are_the_numpy_steps(dev_site_pages, detector
 
 
 def test_compiled_kept_chunks_are_the_numpy_steps(dev_site_pages, detector):
+    from denoise.clean import Cleaner, Mode
     from kwx import document as module
 
     pages = compared_pages(module, dev_site_pages)
     removed = 0
     for page in pages:
-        parsed = module.parse_page(page)
-        scored = module.page_scores(parsed, detector)
+        cleaned = Cleaner(Mode.page, detector=detector)(page)
+        blocks, scored = cleaned.blocks, cleaned.scores
         nan = replace(scored, scores=np.where(scored.scores > 0.9, np.nan, scored.scores))
-        for scores in (None, scored, detector.at_recall(0.95).score(page), nan):
-            fast = module._kept_chunks(parsed.blocks, scores)
-            slow = module._kept_chunks_numpy(parsed.blocks, scores)
+        main = Cleaner(Mode.main)(page)
+        for keep, scores in ((blocks.chunk_block >= 0, None), (cleaned.keep, scored),
+                             (nan.content_chunks(), nan), (main.keep, main.scores),
+                             (np.ones(len(blocks.chunk_block), dtype=bool), scored)):
+            fast = module._kept_chunks(blocks, keep, scores)
+            slow = module._kept_chunks_numpy(blocks, keep, scores)
             for a, b in zip(fast[:5], slow[:5], strict=True):
                 assert a.dtype == b.dtype and a.tobytes() == b.tobytes()
             assert fast[5] == slow[5] and isinstance(fast[5], int)
             removed += fast[5]
     assert removed > 0  # template blocks were removed
-    blocks = module.parse_page(pages[2]).blocks
+    blocks = Cleaner(Mode.none)(pages[2]).blocks
+    keep = np.ones(len(blocks.chunk_block), dtype=bool)
     with pytest.raises(ValueError, match="one score a block"):
-        module._compiled.kept_chunks(
+        module._kernels.kept_chunks(
             blocks.chunk_block.astype(np.int32), blocks.chunk_starts, blocks.chunk_ends,
-            blocks.chunk_in_link, np.zeros(len(blocks) + 1), 0.5,
+            blocks.chunk_in_link, keep, np.zeros(len(blocks) + 1),
             np.zeros(len(blocks), dtype=bool))
+    with pytest.raises(ValueError, match="one entry a chunk"):
+        module._kernels.kept_chunks(
+            blocks.chunk_block.astype(np.int32), blocks.chunk_starts, blocks.chunk_ends,
+            blocks.chunk_in_link, keep[1:], np.zeros(0), np.zeros(len(blocks), dtype=bool))
     with pytest.raises(ValueError, match="out of range"):
-        module._compiled.kept_chunks(
+        module._kernels.kept_chunks(
             np.full(len(blocks.chunk_block), len(blocks), dtype=np.int32),
-            blocks.chunk_starts, blocks.chunk_ends, blocks.chunk_in_link, np.zeros(0), 0.5,
+            blocks.chunk_starts, blocks.chunk_ends, blocks.chunk_in_link, keep, np.zeros(0),
             np.zeros(len(blocks), dtype=bool))
 
 
@@ -1324,14 +1285,14 @@ def test_the_compiled_chunk_table_numbers_chunks_as_a_dict_does(dev_site_pages):
     from kwx import text as module
     from kwx.document import read_document
 
-    if module._compiled is None:
+    if module._kernels is None:
         pytest.skip("the compiled extension is not built")
     rng = random.Random(11)
     made = ["".join(rng.choice("ab\u00e9\u4e2d\U0001f600-") for _ in range(rng.randrange(1, 40)))
             for _ in range(5000)]  # Latin-1 and wider, inline (<= 16) and kept apart
     texts = [read_document(page).text for page in dev_site_pages[:20]]
     chunks = [c for text in texts for line in text.split("\n") for c in line.split(" ") if c]
-    table, numbers = module._compiled.ChunkTable(), module._ChunkNumbers()
+    table, numbers = module._kernels.ChunkTable(), module._ChunkNumbers()
     for batch in (list(dict.fromkeys(made)), list(dict.fromkeys(chunks[:3000]))):
         batch = [c for c in batch if c not in numbers]
         table.add(batch)  # grows from 1,024 slots as it goes
@@ -1367,91 +1328,6 @@ def test_the_compiled_chunk_table_numbers_chunks_as_a_dict_does(dev_site_pages):
         table.split(None)
     with pytest.raises(TypeError):
         table.add([None])
-
-
-def _rows_by_chunk(chunks, rows, counts):
-    """chunk -> its rows, from rows laid out chunk after chunk (counts < 0: no rows)."""
-    at, out = 0, {}
-    for chunk, count in zip(chunks, counts.tolist(), strict=True):
-        if count >= 0:
-            out[chunk] = rows[at:at + count]
-            at += count
-    assert at == len(rows)
-    return out
-
-
-def test_the_compiled_chunk_rows_are_the_python_steps_rows(dev_site_pages):
-    import random
-
-    from kwx import text as module
-    from kwx.document import read_document
-
-    if module._compiled is None:
-        pytest.skip("the compiled extension is not built")
-    rng = random.Random(11)
-    real = list(dict.fromkeys(chunk for page in dev_site_pages[:40]
-                              for chunk in read_document(page).text.split()))
-    made = list(dict.fromkeys(
-        "".join(rng.choice("aZq09_-'.,()\"$:;!/&\u00e9\u2019") for _ in range(rng.randrange(1, 12)))
-        for _ in range(4000)))
-    exceptions = sorted(c for c in module._exceptions() if " " not in c)[:200]
-    chunks = list(dict.fromkeys([*real, *made, *exceptions, "aux", "AUX", "nsubj"]))
-    old, new = chunks[:len(chunks) // 2], chunks[len(chunks) // 2:]
-    cache = module._ChunkTokens(10**6)
-    cache._add(old)
-    cache._start_again()  # ``old`` is the previous cache now: its rows are copied
-    by_shape = module._shape_cuts()
-    mixed = [*rng.sample(old, 500), *new]
-    previous = cache.previous
-    rows, counts = module._compiled.chunk_rows(
-        mixed, module._exceptions(), previous.number, previous.first, previous.count,
-        previous.table, by_shape.shapes, by_shape.specials, module.MAX_CHARS,
-        module._lexicon())
-    compiled = _rows_by_chunk(mixed, rows, counts)
-    assert all(chunk in compiled for chunk in mixed[:500])  # the previous cache's
-    cut = [c for c in new if c in compiled and c.isascii() and not c.isalnum()]
-    assert len(cut) > 300  # cut by their shapes
-    assert sum(c.isalpha() for c in new if c in compiled) > 1000  # one token each
-    order, python_rows, sizes = cache._rows_of(mixed)
-    python = _rows_by_chunk(order, python_rows, sizes)
-    for chunk, found in compiled.items():
-        assert np.array_equal(found, python[chunk]), chunk
-    # seven tokens a chunk, one shape: more rows than the pass makes room for at first
-    words = {"".join(rng.choice("abcdefgh") for _ in range(5)) for _ in range(200)}
-    many = [f"({word},{word}-{word})" for word in sorted(words)]
-    module._learn_shapes(by_shape, many[:1], *module._spacy_chunk_rows(many[:1]))
-    rows, counts = module._compiled.chunk_rows(
-        many, module._exceptions(), None, None, None, None, by_shape.shapes,
-        by_shape.specials, module.MAX_CHARS, module._lexicon())
-    assert (counts == 7).all() and len(rows) > 2 * len(many) + 16
-    order, python_rows, sizes = cache._rows_of(many)
-    python = _rows_by_chunk(order, python_rows, sizes)
-    for chunk, found in _rows_by_chunk(many, rows, counts).items():
-        assert np.array_equal(found, python[chunk]), chunk
-    with pytest.raises(ValueError, match="previous table"):
-        module._compiled.chunk_rows(
-            mixed[:10], module._exceptions(), previous.number, previous.first[:0],
-            previous.count[:0], previous.table, by_shape.shapes, by_shape.specials,
-            module.MAX_CHARS, module._lexicon())
-
-
-def test_the_compiled_string_ids_are_spacys():
-    import random
-
-    from spacy.strings import get_string_id
-
-    from kwx import text as module
-
-    if module._compiled is None:
-        pytest.skip("the compiled extension is not built")
-    rng = random.Random(3)
-    texts = ["", "aux", "nsubj", "ORTH", "a", *module._symbols(),
-             *("".join(rng.choice("abcXYZ019-_.' ") for _ in range(rng.randrange(0, 40)))
-               for _ in range(20_000))]
-    for text in texts:
-        assert module._compiled.spacy_string_id(text, module._symbols()) == \
-            get_string_id(text), text
-    assert module._compiled.spacy_string_id("caf\u00e9", module._symbols()) is None
 
 
 def test_a_full_chunk_cache_starts_again_without_losing_a_page(monkeypatch):
@@ -1524,12 +1400,12 @@ def test_the_chunks_spacy_made_are_bounded():
 def _spacy_words(text):
     from kwx import text as module
 
-    table, compiled = module._token_table, module._compiled
-    module._token_table, module._compiled = module._spacy_table, None
+    table, compiled = module._token_table, module._kernels
+    module._token_table, module._kernels = module._spacy_table, None
     try:
         return words(text)
     finally:
-        module._token_table, module._compiled = table, compiled
+        module._token_table, module._kernels = table, compiled
 
 
 def test_a_tokenizer_that_holds_too_many_strings_is_replaced(monkeypatch):

@@ -13,12 +13,13 @@ from kwxpages import GARDEN, write_labelled
 from sitegen import site_page
 from typer.testing import CliRunner
 
+from commands.kwx import app
 from denoise.model import default_model_path
 from denoise.page import Page
+from denoise.shipped import shipped
 from kwx import extractor
-from kwx.cli import app
 from kwx.extractor import DEFAULT_RANKER, KeywordExtractor, ranker_recall
-from kwx.ranker import KeywordRanker, shipped
+from kwx.ranker import KeywordRanker
 from kwx.tables import TableFile
 from kwx.text import key_hash
 
@@ -87,7 +88,7 @@ def test_extract_one_page_prints_phrase_tab_score_lines_with_the_shipped_default
 
 def test_extract_cuts_the_detector_at_the_recall_its_ranker_was_trained_with(tmp_path):
     """The ranker's file records the recall it was trained at; extract de-noises there."""
-    _, header = KeywordRanker.load(shipped(DEFAULT_RANKER))
+    header = KeywordRanker.load(shipped(DEFAULT_RANKER)).header_
     recall = ranker_recall(header)
     page = site_page(6, 2)
     path = tmp_path / "p2.html"
@@ -266,7 +267,8 @@ def test_train_writes_a_ranker(trained, garden):
     result, out = trained
     assert result.exit_code == 0, result.output
     assert f"ranker written to {out}: 6 pages" in result.stderr
-    ranker, header = KeywordRanker.load(out)
+    ranker = KeywordRanker.load(out)
+    header = ranker.header_
     assert header["training"]["pages"] == 6
     assert header["training"]["denoise"] is False
     assert ranker.n_examples_ > 100

@@ -6,7 +6,7 @@ import pytest
 from sitegen import generated_site
 
 from denoise.site import METHODS, FingerprintMethod
-from denoise.site.batch import label_sites
+from engine.sites import label_sites
 
 
 def sites():
@@ -95,7 +95,7 @@ def interleaved_sites():
 @pytest.mark.parametrize("hold_bytes", [0, 10_000])  # all spilled; the first few held
 def test_pages_spilled_to_disk_get_the_same_labels_as_held_ones(make, hold_bytes):
     """The same ``--out`` lines and per-site reports, every page held or some spilled."""
-    from denoise.cli import _block_lines
+    from commands.denoise import _block_lines
     from denoise.site.batch import SiteReport
 
     def output(labelled):
@@ -277,7 +277,7 @@ def test_one_process_labelling_readies_only_its_own_process(monkeypatch):
     # with --jobs 1 the pages are segmented here: a command's own process, like a
     # worker, gets the batch set-up (a frozen heap, one BLAS thread); a library caller's
     # process does not
-    from denoise.site import batch
+    from engine import sites as batch
 
     readied = []
     monkeypatch.setattr(batch, "ready_for_pages", lambda: readied.append(True))

@@ -6,7 +6,7 @@ from sitegen import FOOTER, article_site, generated_site
 from denoise.detector import TemplateDetector
 from denoise.errors import PageError
 from denoise.page import Page
-from mining.content import PAGE_RECALL, Denoise, page_texts
+from mining.content import PAGE_RECALL, Mode, page_texts
 
 
 @pytest.fixture(scope="module")
@@ -27,7 +27,7 @@ def test_fulltext_keeps_everything_and_site_level_drops_what_recurs(site):
 def test_page_level_cuts_the_shipped_detector_at_the_mining_recall():
     pages = generated_site(3, 4)
     detector = TemplateDetector.load()
-    by_default = [text for _, text in page_texts(pages, Denoise.page)]
+    by_default = [text for _, text in page_texts(pages, Mode.page)]
     explicit = [text for _, text in page_texts(pages, "page",
                                                detector=detector.at_recall(PAGE_RECALL))]
     assert by_default == explicit
@@ -46,7 +46,7 @@ def test_main_content_is_the_article_alone_and_in_input_order(site):
 def test_a_page_that_cannot_be_parsed_is_passed_on_or_raised():
     bad = Page(id="bad.html", html="")
     good = article_site(1)[0]
-    for mode in Denoise:
+    for mode in Mode:
         seen: list[PageError] = []
         texts = list(page_texts([bad, good], mode, on_error=seen.append))
         assert [page.id for page, _ in texts] == [good.id], mode
@@ -63,18 +63,21 @@ def test_site_level_text_keeps_what_lies_outside_block_tags():
         assert f"Story {page.id[0]} about walnut" in text
 
 
-def test_body_words_are_the_words_of_the_fulltext(dev_site_pages):
+def test_page_words_are_the_words_of_the_fulltext(dev_site_pages):
     import numpy as np
 
-    from mining.content import body_words
+    from mining.content import PageWords
     from mining.shingles import word_hashes
+
+    job = PageWords(Mode.none)
+    job.setup()
 
     pages = [*dev_site_pages[:60], Page(id="tail.html", html="<title>T</title><p>a<b>b</b> c"),
              Page(id="empty-body.html", html="<html><head><title>Only a title</title></head>")]
-    texts = dict((page.id, text) for page, text in page_texts(pages, Denoise.none))
+    texts = dict((page.id, text) for page, text in page_texts(pages, Mode.none))
     counted = 0
     for page in pages:
         expected = word_hashes(texts[page.id])
-        assert np.array_equal(body_words(page), expected), page.id
+        assert np.array_equal(job(page), expected), page.id
         counted += len(expected)
     assert counted > 10_000

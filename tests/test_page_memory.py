@@ -157,7 +157,7 @@ print(os.waitstatus_to_exitcode(status), usage.ru_maxrss)
 def _peak_mb(program: str, args: list[str]) -> float:
     """Peak resident memory of a command, in MB (wait4 from a small process of its own,
     so that this test process's memory is not counted as the command's)."""
-    command = [sys.executable, "-c", f"from {program}.cli import main; main()", *args]
+    command = [sys.executable, "-c", f"from commands.{program} import main; main()", *args]
     done = subprocess.run([sys.executable, "-c", _PEAK, *command], capture_output=True,
                           text=True, check=True, env=os.environ)
     status, peak = done.stdout.split()
@@ -203,7 +203,7 @@ def test_the_classifier_lists_a_texts_words_piece_by_piece(monkeypatch):
 def test_a_huge_pages_lines_are_written_one_by_one():
     # joined, a 19.9 MB page's block lines took 170 MB more ('denoise apply --format
     # blocks' peaked at 660 MB); an ordinary page's are written in one call
-    from denoise.batch import JOINED_CHARS, BatchSummary, ResultWriter
+    from engine.batch import JOINED_CHARS, BatchSummary, ResultWriter
 
     class Sink:
         def __init__(self):

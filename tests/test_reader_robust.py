@@ -213,7 +213,7 @@ def test_a_corrupt_member_through_standard_input(monkeypatch, member):
 
 
 def test_the_command_line_counts_the_lost_record():
-    from denoise.cli import app
+    from commands.denoise import app
 
     data, offsets = shop_warc()
     damaged = flipped(data, (offsets[4] + offsets[5]) // 2)

@@ -19,8 +19,8 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
-from denoise.batch import ResumableOutput, ResumeError
 from denoise.output import atomic_text, output_target
+from engine.batch import ResumableOutput, ResumeError
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples" / "shop"
 PAGE = EXAMPLES / "oak-shelf.html"
@@ -105,7 +105,7 @@ def test_a_missing_folder_is_an_error_not_made(tmp_path):
 
 
 def test_a_command_names_a_missing_output_folder(tmp_path):
-    from kwx.cli import app
+    from commands.kwx import app
 
     missing = tmp_path / "nowhere" / "out.jsonl"
     result = CliRunner().invoke(app, ["extract", str(PAGE), "-o", str(missing)])
@@ -131,10 +131,10 @@ _UNTOUCHED = textwrap.dedent("""
     import gc, json, sys
     from pathlib import Path
     from threadpoolctl import threadpool_info
-    from denoise.batch import map_pages, run_batch
+    from engine.batch import map_pages, run_batch
     from denoise.reader import read_pages
     from denoise.site import FingerprintMethod
-    from denoise.site.batch import label_sites
+    from engine.sites import label_sites
     import io
 
     class Job:
@@ -164,7 +164,7 @@ def test_library_calls_leave_the_process_as_it_was():
 
 _PARENT = textwrap.dedent("""
     import os, sys, time
-    from denoise.batch import map_pages
+    from engine.batch import map_pages
     from denoise.reader import read_pages
 
     class Slow:
@@ -220,7 +220,7 @@ def test_sigterm_stops_a_command_as_ctrl_c_does(tmp_path):
             stream.write(json.dumps({"url": f"http://shop.example/{k}", "html": html}) + "\n")
     out = tmp_path / "out.jsonl"
     command = subprocess.Popen(
-        [sys.executable, "-c", "from kwx.cli import main; main()", "extract", str(pages),
+        [sys.executable, "-c", "from commands.kwx import main; main()", "extract", str(pages),
          "-o", str(out), "--jobs", "2"], stderr=subprocess.PIPE, text=True)
     partial = tmp_path / "out.jsonl.partial"
     deadline = time.monotonic() + 120
@@ -263,7 +263,7 @@ def test_the_keyword_extractor_says_what_to_pass():
         extractor.extract_many(["<html><p>a page</p></html>"])
 
 
-@pytest.mark.parametrize("module", ["denoise.cli", "kwx.cli", "mining.cli"])
+@pytest.mark.parametrize("module", ["commands.denoise", "commands.kwx", "commands.mining"])
 def test_every_program_has_a_version_and_plain_flags(module):
     from importlib import import_module
 
@@ -278,7 +278,7 @@ def test_every_program_has_a_version_and_plain_flags(module):
 
 
 def test_a_flag_takes_no_value():
-    from kwx.cli import app
+    from commands.kwx import app
 
     result = CliRunner().invoke(app, ["extract", str(PAGE), "--json"])
     assert result.exit_code == 0
@@ -292,7 +292,7 @@ _OBJECTIFY = textwrap.dedent("""
     from lxml import etree, objectify
     from denoise.reader import read_pages
     from denoise.site import FingerprintMethod
-    from denoise.site.batch import label_sites
+    from engine.sites import label_sites
 
     pages = [p for p in read_pages([sys.argv[1]]) if not hasattr(p, "reason")]
     list(label_sites(pages, lambda _: FingerprintMethod(), jobs=1, own_process=True))
@@ -314,7 +314,7 @@ def test_lxml_objectify_after_a_batch_in_the_same_process():
 _THREADS = textwrap.dedent("""
     import queue, resource, sys, threading
     from denoise.html import parse_html
-    from denoise.batch import ready_for_pages
+    from engine.batch import ready_for_pages
 
     ready_for_pages()  # what a worker process does, in a process that also has threads
     html = open(sys.argv[1], encoding="utf-8").read() * 20
@@ -378,7 +378,7 @@ def test_the_closing_summary_counts_model_loading(tmp_path):
 
     from rich.console import Console
 
-    from denoise.cli_batch import run_pages
+    from commands.common import run_pages
 
     class SlowToLoad:
         loaded = False

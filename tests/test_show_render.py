@@ -7,7 +7,7 @@ import pytest
 from sitegen import site_page
 from typer.testing import CliRunner
 
-from denoise.cli import app
+from commands.denoise import app
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 

@@ -7,8 +7,8 @@ from collections import defaultdict
 import pytest
 from typer.testing import CliRunner
 
-from denoise import cli
-from denoise.site import progress as site_progress
+from commands import denoise as cli
+from engine import site_progress
 
 runner = CliRunner()
 SITES = 5

@@ -1,4 +1,4 @@
-"""``mining dedup --engine spark`` (mining.spark_dedup): sketches made by the executors,
+"""``mining dedup --engine spark`` (engine.spark_dedup): sketches made by the executors,
 candidates from a Spark join on the band keys, verified there, and the embedded engine's
 clusters, pairs and saved index, byte for byte; what it does not run is refused."""
 
@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
-from mining.cli import app
+from commands.mining import app
 
 runner = CliRunner()
 
@@ -54,8 +54,9 @@ def crawl(dev_site_pages, tmp_path_factory):
 
 
 @pytest.mark.spark
-@pytest.mark.parametrize("options", [(), ("--rule", "paper", "--pairs", "--denoise", "main"),
-                                     ("--threshold", "0.5", "--pairs", "--denoise", "page")])
+@pytest.mark.parametrize("options", [
+    (), ("--rule", "paper", "--pairs", "--denoise", "main"),
+    ("--rule", "lsh", "--threshold", "0.5", "--pairs", "--denoise", "page")])
 def test_spark_finds_what_the_embedded_engine_finds(spark, crawl, options):
     embedded = dedup(crawl / "all.jsonl", *options, "--jobs", "1")
     on_spark = dedup(crawl / "all.jsonl", *options, "--engine", "spark")

@@ -1,4 +1,4 @@
-"""``--engine spark`` (denoise.spark_engine): the same output as the embedded engine, on the
+"""``--engine spark`` (engine.spark): the same output as the embedded engine, on the
 one local[2] Spark session of the test run (conftest's ``spark``). The Spark tests are marked
 ``spark`` and skip without pyspark (the [spark] extra) or Java."""
 
@@ -14,12 +14,12 @@ from typer.testing import CliRunner
 from warcio.statusandheaders import StatusAndHeaders
 from warcio.warcwriter import WARCWriter
 
+from commands.kwx import ExtractJob, app
 from denoise.page import Page
 from denoise.reader import Skipped, read_file_bytes, read_pages
-from denoise.spark_engine import SparkJobError, run_pages_spark
-from kwx.cli import ExtractJob, app
+from denoise.shipped import shipped
+from engine.spark import SparkJobError, run_pages_spark
 from kwx.extractor import DEFAULT_DF, DEFAULT_RANKER
-from kwx.ranker import shipped
 
 runner = CliRunner()
 SHOP = Path(__file__).resolve().parent.parent / "examples" / "shop"

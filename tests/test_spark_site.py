@@ -1,4 +1,4 @@
-"""``denoise site --engine spark`` (denoise.spark_site): the fingerprint method's site
+"""``denoise site --engine spark`` (engine.spark_site): the fingerprint method's site
 statistics counted by Spark give the embedded engine's blocks and report, byte for byte;
 the options it does not run are refused in one line."""
 
@@ -10,7 +10,7 @@ from collections import Counter
 import pytest
 from typer.testing import CliRunner
 
-from denoise.cli import app
+from commands.denoise import app
 
 runner = CliRunner()
 

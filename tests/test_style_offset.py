@@ -193,7 +193,9 @@ def test_similarity_threshold_in_clustering():
 
 
 def test_label_before_fit_raises():
-    with pytest.raises(RuntimeError, match="fit"):
+    from sklearn.exceptions import NotFittedError
+
+    with pytest.raises(NotFittedError, match="fit"):
         StyleOffsetMethod().label(make_site(1)[0])
 
 

@@ -127,16 +127,17 @@ def test_compiled_block_cuts_refuse_a_tree_out_of_preorder():
                                     dom.tag_ids, dom.depths, dom.lines)
 
 
-@pytest.mark.parametrize("name", ["_compiled", "_isotonic"])
-def test_a_built_extension_imports(name):
+@pytest.mark.parametrize("package, name", [
+    ("denoise", "_compiled"), ("denoise", "_isotonic"), ("kwx", "_kernels"),
+    ("mining", "_kernels"), ("engine", "_kernels"),
+])
+def test_a_built_extension_imports(package, name):
     # the extensions are optional: one that was built but cannot be imported (say, it
     # calls a libxml2 function lxml does not export) would fall back to Python silently
     import importlib
     from pathlib import Path
 
-    import denoise
-
-    folder = Path(denoise.__file__).parent
+    folder = Path(importlib.import_module(package).__file__).parent
     if not [*folder.glob(f"{name}.*.so"), *folder.glob(f"{name}.*.pyd")]:
-        pytest.skip(f"denoise.{name} is not built here")
-    importlib.import_module(f"denoise.{name}")
+        pytest.skip(f"{package}.{name} is not built here")
+    importlib.import_module(f"{package}.{name}")

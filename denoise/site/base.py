@@ -19,6 +19,7 @@ from typing import ClassVar, Self, TypeAlias
 import numpy as np
 
 from denoise.blocks import PageBlocks, segment
+from denoise.errors import not_fitted
 from denoise.page import Page
 from denoise.site.counts import DigestCounts
 
@@ -172,7 +173,7 @@ class SiteMethod(ABC):
 
     def _check_fitted(self) -> None:
         if not hasattr(self, "pages_"):
-            raise RuntimeError(f"{type(self).__name__} is not fitted yet: call fit() first")
+            raise not_fitted(self)
 
 
 def page_key(page: PageBlocks) -> str:

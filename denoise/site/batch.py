@@ -32,12 +32,16 @@ from operator import attrgetter
 
 import numpy as np
 
-from denoise.batch import map_pages, ready_for_pages
 from denoise.blocks import PageBlocks
-from denoise.errors import PageError
+from denoise.errors import NotGroupedError, PageError
 from denoise.page import Page
 from denoise.site.base import TEMPLATE, UNKNOWN, Label, LabeledPage, PageKeys, SiteMethod
 from denoise.site.spill import Spill
+
+#: How a batch of pages is segmented: ``(pages, segment)`` to each page with its blocks
+#: (without the page's HTML) or the :class:`PageError` it raised, in input order.
+SegmentAll = Callable[[Iterable[Page], Callable[[Page], PageBlocks]],
+                      Iterator[tuple[Page, "PageBlocks | PageError"]]]
 
 
 @dataclass(slots=True)
@@ -83,8 +87,6 @@ class SiteReport:
 HOLD_BYTES = 448 << 20
 
 
-class NotGroupedError(ValueError):
-    """Input promised to give each site's pages together, and a site came back."""
 
 
 def label_sites(
@@ -94,10 +96,9 @@ def label_sites(
     on_error: Callable[[PageError], None] | None = None,
     on_page: Callable[[Page], None] | None = None,
     grouped: bool = False,
-    jobs: int = 1,
     hold_bytes: int = HOLD_BYTES,
     text: bool = True,
-    own_process: bool = False,
+    segment_all: SegmentAll | None = None,
 ) -> Iterator[LabeledPage]:
     """Segment every page once, fit one method per site, and yield the labelled pages.
 
@@ -117,10 +118,10 @@ def label_sites(
     labels and text shares need (:meth:`PageBlocks.text_shares_only`: no text, HTML or
     DOM shape), so that more of them wait in memory.
 
-    With ``jobs`` > 1 the parsing and segmentation (most of the work) run on that many
-    worker processes. ``own_process``: this process is a command line's own, so with
-    ``jobs=1`` it may be readied for the loop as a worker is
-    (:func:`~denoise.batch.ready_for_pages`); a library caller's is left as it is.
+    ``segment_all(pages, segment)`` runs the parsing and segmentation (most of the
+    work): each page with its blocks or the :class:`PageError` it raised, in input
+    order; by default here, one page after the other. :func:`engine.sites.label_sites`
+    gives it worker processes.
     """
     pages = iter(pages)
     first = next(pages, None)
@@ -131,8 +132,7 @@ def label_sites(
     finished: set[str] = set()
     current: str | None = None
     with _Waiting(hold_bytes) as waiting:
-        for page, blocks in _segmented(chain([first], pages), segmenter, jobs,
-                                            own_process):
+        for page, blocks in (segment_all or segmented)(chain([first], pages), segmenter):
             if on_page is not None:
                 on_page(page)
             if grouped and page.site != current:
@@ -166,41 +166,20 @@ def _segmenter(method: SiteMethod, text: bool) -> Callable[[Page], PageBlocks]:
     return method.segmenter() if text else method.segmenter(shares_only=True)
 
 
-@dataclass(frozen=True)
-class _SegmentJob:
-    """Segment a page in a worker, as its method does; it comes back without its HTML."""
-
-    segment: Callable[[Page], PageBlocks]
-
-    def setup(self) -> None:
-        pass
-
-    def __call__(self, page: Page) -> PageBlocks:
-        return _without_html(self.segment(page))
-
-
-def _without_html(blocks: PageBlocks) -> PageBlocks:
+def without_html(blocks: PageBlocks) -> PageBlocks:
     """``blocks`` without its page's HTML, which no method reads once the page is
     segmented: a waiting page neither holds it nor writes it to the spill file."""
     page = blocks.page.without_html()
     return blocks if page is blocks.page else replace(blocks, page=page)
 
 
-def _segmented(pages: Iterable[Page], segmenter: Callable[[Page], PageBlocks], jobs: int,
-               own_process: bool) -> Iterator[tuple[Page, PageBlocks | PageError]]:
-    """Each page with its blocks (or why it could not be segmented), in input order:
-    on ``jobs`` worker processes, made ready for a long loop over pages
-    (:func:`~denoise.batch.ready_for_pages`), or here, made ready only when this process
-    is the toolkit's own (``own_process``)."""
-    if jobs > 1:
-        for page, result in map_pages(pages, _SegmentJob(segmenter), jobs):
-            yield page, result  # PageBlocks, or the PageError a worker sent back
-        return
-    if own_process:
-        ready_for_pages()
+def segmented(pages: Iterable[Page], segment: Callable[[Page], PageBlocks],
+              ) -> Iterator[tuple[Page, PageBlocks | PageError]]:
+    """Each page with its blocks without its HTML (or why it could not be segmented),
+    in input order, one page after the other in this process."""
     for page in pages:
         try:
-            yield page, _without_html(segmenter(page))
+            yield page, without_html(segment(page))
         except PageError as error:
             yield page, error
 

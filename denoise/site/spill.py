@@ -1,7 +1,7 @@
 """The spill file of ``denoise site``: waiting pages on disk, in a layout private to the run.
 
 A spilled page is written once and read back by the same process, so its record need
-not describe itself as :mod:`denoise.blockcodec`'s public records do (a JSON header
+not describe itself as :mod:`engine.blockcodec`'s public records do (a JSON header
 naming every array's dtype and shape and every tag name, parsed and written for every
 record). Instead the file keeps in memory one *layout* per kind of page it has seen (the
 arrays' names, dtypes and numbers of dimensions, the same for every page segmented

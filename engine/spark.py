@@ -1,5 +1,5 @@
 """Per-page batches on Apache Spark (``--engine spark``): the same :class:`PageJob` as the
-embedded engine (:mod:`denoise.batch`), the same output lines in the same input order.
+embedded engine (:mod:`engine.batch`), the same output lines in the same input order.
 
 What runs where:
 
@@ -45,18 +45,18 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
-from denoise.batch import CHECKPOINT_EVERY, BatchSummary, PageJob, ResultWriter, internal_reason
 from denoise.decode import DEFAULT_MAX_BYTES
-from denoise.errors import DenoiseError, PageError
+from denoise.errors import PageError, SparkJobError, SparkUnavailable
 from denoise.page import Page
 from denoise.reader import Skipped, read_file_bytes, read_pages
+from engine.batch import CHECKPOINT_EVERY, BatchSummary, PageJob, ResultWriter, internal_reason
 
 if TYPE_CHECKING:
     import pyarrow as pa
     from pyspark.sql import DataFrame, Row, SparkSession
 
-# With the entry points, the plumbing the other Spark stages share (denoise.spark_frame,
-# denoise.spark_site, mining.spark_dedup): reading, chunking, shipping jobs, Arrow schemas.
+# With the entry points, the plumbing the other Spark stages share (engine.spark_frame,
+# engine.spark_site, engine.spark_dedup): reading, chunking, shipping jobs, Arrow schemas.
 __all__ = [
     "CHUNK_BYTES", "CHUNK_PAGES", "DEFAULT_MASTER", "PAGES_SCHEMA", "REFUSED", "SESSION_SETTINGS",
     "SKIPPED", "SparkJobError", "SparkUnavailable", "arrow_frame", "arrow_schema", "is_uri",
@@ -88,12 +88,8 @@ SKIPPED, REFUSED = "skipped", "refused"  # a reader's Skipped; a job's PageError
 _MISSING = "--engine spark needs {}: pip install 'webdenoise[spark]'"
 
 
-class SparkUnavailable(DenoiseError):
-    """Spark cannot run here: pyspark (or pyarrow, pandas) is missing, or it did not start."""
 
 
-class SparkJobError(DenoiseError):
-    """A Spark job failed: an executor error that is not one page's :class:`PageError`."""
 
 
 def _require(module: str) -> Any:
@@ -174,7 +170,7 @@ def run_pages_spark(
     chunk_bytes: int = CHUNK_BYTES,
 ) -> BatchSummary:
     """Run ``job`` over the pages of ``inputs`` on ``spark``; write the lines to ``out`` in
-    input order (as :func:`denoise.batch.run_batch` does, with the same summary).
+    input order (as :func:`engine.batch.run_batch` does, with the same summary).
 
     ``inputs`` are local paths (read here) or URIs (read on the executors). The first
     ``skip_first`` items are passed over (done by an earlier run): those of local paths

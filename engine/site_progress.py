@@ -1,7 +1,7 @@
 """``denoise site --out FILE`` written site by site, so an interrupted run can be resumed.
 
 The output goes to ``FILE.partial`` and is renamed to ``FILE`` when the run completes, as
-with the per-page commands (:class:`denoise.batch.ResumableOutput`). What is done is
+with the per-page commands (:class:`engine.batch.ResumableOutput`). What is done is
 counted in sites, not input items: a site's labels need all its pages, so a site is the
 unit of work. Sites come out in the order they first appear in the input, so the sites an
 interrupted run finished are a prefix of a complete run's; a resumed run drops their
@@ -40,8 +40,8 @@ from dataclasses import fields
 from pathlib import Path
 from typing import BinaryIO
 
-from denoise.batch import CHECKPOINT_EVERY, ResumeError, resumable_paths
 from denoise.site.batch import SiteReport
+from engine.batch import CHECKPOINT_EVERY, ResumeError, resumable_paths
 
 FORMAT_VERSION = 1
 #: Labelled pages, and seconds, between two saves of the progress (each costs an fsync).

@@ -16,24 +16,32 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from denoise.cli import InputsArg, _fraction, _say
-from denoise.cli_batch import (
+from commands.common import (
     Engine,
     EngineOption,
+    InputsArg,
     JobsOption,
+    MaxBytesOption,
     OutOption,
     ResumeOption,
     SparkMasterOption,
+    VersionOption,
+    fail,
+    fraction,
+    progress_bar,
+    read_inputs,
+    run,
     run_pages,
+    say,
+    skipper,
+    version_command,
 )
-from denoise.cli_common import VersionOption, run, version_command
-from denoise.cli_common import fail as _fail
-from denoise.cli_page import MaxBytesOption, _progress, _read, _skipper
 from denoise.decode import DEFAULT_MAX_BYTES
 from denoise.detector import TemplateDetector
 from denoise.errors import DenoiseError, PageError
 from denoise.page import Page
 from denoise.reader import Skipped
+from denoise.shipped import shipped
 from kwx.build import document_frequency, query_frequency, read_queries
 from kwx.evaluation import (
     CONFIGURATIONS,
@@ -59,7 +67,7 @@ from kwx.extractor import (
     ranker_recall,
 )
 from kwx.labelled import LabelledPage, read_labelled
-from kwx.ranker import KeywordRanker, shipped
+from kwx.ranker import KeywordRanker
 from kwx.tables import TableFile, save_tables
 
 app = typer.Typer(
@@ -84,14 +92,14 @@ DenoiseOption = Annotated[bool, typer.Option(
 _RECALL_HELP = ("The detector's operating point: the share of an unseen site's template "
                 "blocks it should find (default: {}).")
 RecallOption = Annotated[float | None, typer.Option(
-    callback=_fraction, help=_RECALL_HELP.format(
+    callback=fraction, help=_RECALL_HELP.format(
         "the recall the ranker was trained with; Kołcz & Yih used 0.5"),
     show_default=False)]
 ChosenRecallOption = Annotated[float | None, typer.Option(
-    callback=_fraction, help=_RECALL_HELP.format(
+    callback=fraction, help=_RECALL_HELP.format(
         "chosen by 5-fold cross-validation on the training pages"), show_default=False)]
 FixedRecallOption = Annotated[float | None, typer.Option(
-    callback=_fraction, help=_RECALL_HELP.format(f"{DEFAULT_RECALL}, Kołcz & Yih's"),
+    callback=fraction, help=_RECALL_HELP.format(f"{DEFAULT_RECALL}, Kołcz & Yih's"),
     show_default=False)]
 DetectorOption = Annotated[Path | None, typer.Option(
     help="Template model from 'denoise train' (default: the shipped one).", show_default=False)]
@@ -222,11 +230,11 @@ class ExtractJob:
 def _read_labelled(folder: Path, err: Console) -> list[LabelledPage]:
     """The labelled pages of ``folder``; unreadable ones named on stderr and skipped."""
     try:
-        pages = list(read_labelled(folder, on_skip=lambda item: _say(err, f"skipped {item}")))
+        pages = list(read_labelled(folder, on_skip=lambda item: say(err, f"skipped {item}")))
     except FileNotFoundError as error:
         raise typer.BadParameter(str(error)) from None
     if not pages:
-        _say(err, f"error: {folder}: no labelled pages (NAME.html beside NAME.key)")
+        say(err, f"error: {folder}: no labelled pages (NAME.html beside NAME.key)")
         raise typer.Exit(1)
     return pages
 
@@ -234,12 +242,12 @@ def _read_labelled(folder: Path, err: Console) -> list[LabelledPage]:
 def _prepare(pages: list[LabelledPage], err: Console, detector: TemplateDetector | None,
              what: str) -> list[PreparedPage]:
     """Candidates of labelled pages, with a progress bar; pages that do not parse skipped."""
-    with _progress(err) as progress:
+    with progress_bar(err) as progress:
         task = progress.add_task(f"reading {what}", total=len(pages))
         prepared = prepare(pages, detector=detector, on_page=lambda _: progress.advance(task),
-                           on_error=lambda error: _say(err, f"skipped {error}"))
+                           on_error=lambda error: say(err, f"skipped {error}"))
     if not prepared:
-        _say(err, f"error: none of the {what} could be parsed")
+        say(err, f"error: none of the {what} could be parsed")
         raise typer.Exit(1)
     return prepared
 
@@ -258,7 +266,7 @@ def _load_detector(err: Console, detector: Path | None) -> TemplateDetector:
     try:
         return TemplateDetector.load(detector)
     except DenoiseError as error:
-        raise _fail(err, error) from None
+        raise fail(err, error) from None
 
 
 def _chosen_recall(err: Console, pages: list[LabelledPage], detector: TemplateDetector,
@@ -266,7 +274,7 @@ def _chosen_recall(err: Console, pages: list[LabelledPage], detector: TemplateDe
                    denoise_train: bool) -> float:
     """choose_recall with a progress bar and its figures on stderr."""
     tried: list[str] = []
-    with _progress(err) as progress:
+    with progress_bar(err) as progress:
         task = progress.add_task("choosing the detector's recall (5-fold)",
                                  total=len(RECALLS))
 
@@ -280,9 +288,9 @@ def _chosen_recall(err: Console, pages: list[LabelledPage], detector: TemplateDe
                                    denoise_train=denoise_train, on_recall=done,
                                    on_error=lambda _: None)
         except ValueError as error:
-            raise _fail(err, f"cannot choose the detector's recall by cross-validation "
+            raise fail(err, f"cannot choose the detector's recall by cross-validation "
                         f"({error}): give --recall", 1) from None
-    _say(err, f"detector recall {recall} (mean top-N score in 5-fold cross-validation on the "
+    say(err, f"detector recall {recall} (mean top-N score in 5-fold cross-validation on the "
          f"training pages: {', '.join(tried)})")
     return recall
 
@@ -292,7 +300,7 @@ def _statistics(err: Console, df: Path | None, querylog: Path | None) -> PhraseS
         return PhraseStatistics.load(df or shipped(DEFAULT_DF),
                                      querylog or shipped(DEFAULT_QUERYLOG))
     except DenoiseError as error:
-        raise _fail(err, error) from None
+        raise fail(err, error) from None
 
 
 @app.command("train")
@@ -334,16 +342,16 @@ def train_command(
     try:
         ranker = fit_ranker(pages, statistics, KeywordRanker(C=c))
     except ValueError as error:
-        raise _fail(err, error, 1) from None
+        raise fail(err, error, 1) from None
     try:
         ranker.save(out, extra={"recall": recall, "training": {
             "pages": len(pages), "denoise": denoise, "df": str(df or DEFAULT_DF),
             "querylog": str(querylog or DEFAULT_QUERYLOG)}})
     except OSError as error:
-        raise _fail(err, _named(error, out), 1) from None
+        raise fail(err, _named(error, out), 1) from None
     weights = ", ".join(f"{name} {value:+.2f}" for name, value in sorted(
         ranker.weights().items(), key=lambda item: -abs(item[1]))[:8])
-    _say(err, f"ranker written to {out}: {len(pages)} pages, {ranker.n_examples_} candidates; "
+    say(err, f"ranker written to {out}: {len(pages)} pages, {ranker.n_examples_} candidates; "
          f"largest weights: {weights}")
 
 
@@ -381,9 +389,10 @@ def evaluate_command(
     """
     err = Console(stderr=True)
     try:
-        ranker, header = KeywordRanker.load(model or shipped(DEFAULT_RANKER))
+        ranker = KeywordRanker.load(model or shipped(DEFAULT_RANKER))
+        header = ranker.header_
     except DenoiseError as error:
-        raise _fail(err, error) from None
+        raise fail(err, error) from None
     statistics = _statistics(err, df, querylog)
     template = _base_detector(err, denoise, detector, recall)
     if template is not None:
@@ -430,7 +439,7 @@ def compare_command(
                                 ["query", "query_part"]).tables
         other = TableFile.load(other_df or shipped(DEFAULT_DF), ["documents"]).tables
     except DenoiseError as error:
-        raise _fail(err, error) from None
+        raise fail(err, error) from None
     labelled_train, labelled_test = _read_labelled(train, err), _read_labelled(test, err)
     if recall is None:
         recall = _chosen_recall(err, labelled_train, base, lambda pages: PhraseStatistics(
@@ -444,7 +453,7 @@ def compare_command(
         results = compare(train_pages, test_pages, queries=tables["query"],
                           query_parts=tables["query_part"], other_df=other["documents"])
     except ValueError as error:  # training pages without a keyword among their candidates
-        raise _fail(err, f"{train}: {error}", 1) from None
+        raise fail(err, f"{train}: {error}", 1) from None
     _print_comparison(results, len(train_pages[False]), len(test_pages[False]), as_json)
 
 
@@ -500,20 +509,20 @@ def df_build_command(
         template = template.at_recall(recall or DEFAULT_RECALL)
     skipped: list[Skipped | PageError] = []
     started = time.process_time()
-    with _progress(err) as progress:
+    with progress_bar(err) as progress:
         task = progress.add_task("counting phrases", total=None)
-        table = document_frequency(_read(inputs, max_bytes, skipped, err), detector=template,
+        table = document_frequency(read_inputs(inputs, max_bytes, skipped, err), detector=template,
                                    min_df=min_df, on_page=lambda _: progress.advance(task),
-                                   on_error=_skipper(skipped, err))
+                                   on_error=skipper(skipped, err))
     if not table.total:
-        _say(err, "error: no pages read")
+        say(err, "error: no pages read")
         raise typer.Exit(1)
     try:
         save_tables(out, {"documents": table}, {"inputs": [str(i) for i in inputs],
                                                 "min_df": min_df, "denoise": denoise})
     except OSError as error:
-        raise _fail(err, _named(error, out), 1) from None
-    _say(err, f"table written to {out}: {len(table)} phrases over {table.total} pages, "
+        raise fail(err, _named(error, out), 1) from None
+    say(err, f"table written to {out}: {len(table)} phrases over {table.total} pages, "
          f"{len(skipped)} skipped, {time.process_time() - started:.1f} CPU seconds")
 
 
@@ -541,18 +550,18 @@ def querylog_build_command(
             yield from read_queries(path)
 
     started = time.process_time()
-    with _progress(err) as progress:
+    with progress_bar(err) as progress:
         progress.add_task("counting queries", total=None)
         whole, parts = query_frequency(queries(), min_count=min_count)
     if not whole.total:
-        _say(err, "error: no queries read")
+        say(err, "error: no queries read")
         raise typer.Exit(1)
     try:
         save_tables(out, {"query": whole, "query_part": parts},
                     {"files": [f.name for f in files], "min_count": min_count})
     except OSError as error:
-        raise _fail(err, _named(error, out), 1) from None
-    _say(err, f"table written to {out}: {whole.total} queries, {len(whole)} distinct, "
+        raise fail(err, _named(error, out), 1) from None
+    say(err, f"table written to {out}: {whole.total} queries, {len(whole)} distinct, "
          f"{len(parts)} phrases, {time.process_time() - started:.1f} CPU seconds")
 
 

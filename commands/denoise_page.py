@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
@@ -14,36 +14,41 @@ from typing import Annotated
 import numpy as np
 import typer
 from rich.console import Console
-from rich.progress import BarColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from denoise.batch import BatchSummary
-from denoise.cli import InputsArg, _fraction, _say, app
-from denoise.cli_batch import (
+from commands.common import (
     Engine,
     EngineOption,
+    InputsArg,
     JobsOption,
+    MaxBytesOption,
     OutOption,
     ResumeOption,
     SparkMasterOption,
+    fraction,
+    progress_bar,
+    read_inputs,
     run_pages,
+    say,
+    skipper,
 )
+from commands.denoise import app
 from denoise.decode import DEFAULT_MAX_BYTES
 from denoise.detector import DEFAULT_SMOOTHING, PageScores, TemplateDetector
 from denoise.errors import DenoiseError, PageError
 from denoise.features import SCHEME, features_of, parse_blocks
-from denoise.jsonstr import json_str as _json_str
 from denoise.main_content import MainContentExtractor
-from denoise.model import TemplateModel
 from denoise.output import atomic_text
 from denoise.page import Page
-from denoise.reader import Skipped, read_pages
+from denoise.reader import Skipped
 from denoise.render import clean_html, shaded_html
 from denoise.site import SiteStore
 from denoise.site_evidence import score_with_site_evidence
 from denoise.steps import step_by_step
-from denoise.training import CrossSiteReport, cross_validate, training_pages
+from denoise.training import CrossSiteReport, train_detector, training_pages
 from denoise.validation import site_family
+from engine.batch import BatchSummary
+from engine.jsonstr import json_str as _json_str
 
 
 class Classifier(StrEnum):
@@ -68,25 +73,18 @@ ModelOption = Annotated[Path | None, typer.Option(
     "the package, trained on 45 documentation, news and shop sites).", show_default=False,
 )]
 RecallOption = Annotated[float | None, typer.Option(
-    callback=_fraction, help="Cut where the model expects to find this share of the template "
+    callback=fraction, help="Cut where the model expects to find this share of the template "
     "blocks of an unseen site (e.g. 0.5); precision follows from the model's curve.",
     show_default=False,
 )]
 PrecisionOption = Annotated[float | None, typer.Option(
-    callback=_fraction, help="Cut where the model expects this precision of template calls "
+    callback=fraction, help="Cut where the model expects this precision of template calls "
     "(default: the operating point stored in the model).", show_default=False,
 )]
-MaxBytesOption = Annotated[int, typer.Option(min=1, help="Skip pages larger than this many bytes.")]
 SmoothingOption = Annotated[float, typer.Option(
     min=0.0, help="Penalty constant c of the tree smoothing (Chakrabarti et al.: "
     "gamma_i = c * A / A_i); 0 turns smoothing off.",
 )]
-
-
-def _progress(err: Console) -> Progress:
-    return Progress(SpinnerColumn(), TextColumn("{task.description}"), BarColumn(),
-                    TextColumn("{task.completed}/{task.total}"), TimeElapsedColumn(),
-                    console=err, transient=True, disable=not err.is_terminal)
 
 
 def _detector(model: Path | None, recall: float | None, precision: float | None,
@@ -100,40 +98,19 @@ def _detector(model: Path | None, recall: float | None, precision: float | None,
         elif precision is not None:
             detector = detector.at_precision(precision)
     except DenoiseError as error:
-        _say(err, f"error: {error}")
+        say(err, f"error: {error}")
         raise typer.Exit(2) from None
     except ValueError as error:
         raise typer.BadParameter(str(error)) from None
     expected = detector.expected()
     if (recall is not None or precision is not None) and expected is not None:
         if detector.curve is not None and detector.threshold > detector.curve.thresholds[0]:
-            _say(err, "warning: no threshold reaches that precision on the model's cross-site "
+            say(err, "warning: no threshold reaches that precision on the model's cross-site "
                  "curve: nothing will be called template")
         else:
-            _say(err, f"operating point {detector.threshold:.3f}: expected precision "
+            say(err, f"operating point {detector.threshold:.3f}: expected precision "
                  f"{expected[0]:.1%}, recall {expected[1]:.1%} (cross-site validation)")
     return detector
-
-
-def _skipper(skipped: list[Skipped | PageError], err: Console
-             ) -> Callable[[PageError], None]:
-    """What a batch does with a page it cannot use: name it on stderr, keep it (to count
-    it by reason), go on."""
-    def skip(error: PageError) -> None:
-        skipped.append(error)
-        _say(err, f"skipped {error}")
-
-    return skip
-
-
-def _read(inputs: list[str], max_bytes: int, skipped: list[Skipped | PageError], err: Console,
-          site: str | None = None) -> Iterator[Page]:
-    for item in read_pages(inputs, site=site, max_bytes=max_bytes):
-        if isinstance(item, Skipped):
-            skipped.append(item)
-            _say(err, f"skipped {item}")
-        else:
-            yield item
 
 
 @app.command("train")
@@ -148,10 +125,10 @@ def train_command(
         min=2, help="Cross-site folds for the report and the operating curve.")] = 10,
     smoothing: SmoothingOption = DEFAULT_SMOOTHING,
     precision: Annotated[float, typer.Option(
-        callback=_fraction, help="The model's default operating point: the threshold "
+        callback=fraction, help="The model's default operating point: the threshold "
         "where cross-site precision is this.")] = 0.9,
     theta: Annotated[float, typer.Option(
-        callback=_fraction, help="Site-level labels: a block on at least this share of its "
+        callback=fraction, help="Site-level labels: a block on at least this share of its "
         "site's pages is template.")] = 0.1,
     min_pages: Annotated[int, typer.Option(
         min=2, help="Sites with fewer pages give no labels.")] = 10,
@@ -180,56 +157,48 @@ def train_command(
     skipped: list[Skipped | PageError] = []
     excluded: dict[str, int] = {}
 
-    on_error = _skipper(skipped, err)
-    read = _read(inputs, max_bytes, skipped, err)
+    on_error = skipper(skipped, err)
+    read = read_inputs(inputs, max_bytes, skipped, err)
     if exclude_site:
         read = _without_families(read, exclude_site, excluded)
 
-    with _progress(err) as progress:
+    with progress_bar(err) as progress:
         task = progress.add_task("reading and labelling pages", total=None)
         pages = list(training_pages(read, theta=theta,
                                     min_pages=min_pages, on_error=on_error,
                                     on_page=lambda _: progress.advance(task)))
     if exclude_site:
-        _say(err, f"excluded {sum(excluded.values())} pages of "
+        say(err, f"excluded {sum(excluded.values())} pages of "
              f"{len(excluded)} site(s) in the families of {', '.join(exclude_site)}"
              + (f": {', '.join(sorted(excluded))}" if excluded else ""))
-    sites = sorted({p.site for p in pages if p.example.any()})
-    if len(sites) < folds:
-        _say(err, f"error: {len(sites)} sites with labels (of >= {min_pages} pages each); "
-             f"cross-site validation needs at least --folds {folds}")
+    labelled = len({page.site for page in pages if page.example.any()})
+    if labelled < folds:
+        say(err, f"error: {labelled} sites with labels (of >= {min_pages} pages each); "
+            f"cross-site validation needs at least --folds {folds}")
         raise typer.Exit(1)
     c = smoothing if smoothing > 0 else None
-
-    def make(train: list) -> TemplateDetector:
-        return TemplateDetector(TemplateModel(classifier=str(classifier)).fit(train),
-                                smoothing=c)
-
     try:
-        with _progress(err) as progress:
+        with progress_bar(err) as progress:
             task = progress.add_task("cross-site validation", total=folds)
-            result = cross_validate(pages, make, folds, on_fold=lambda _: progress.advance(task))
-        _print_cross_site(result, c is not None, sys.stdout)
-        curve = result.curve(smoothed=c is not None)
-        threshold = curve.threshold_for_precision(precision)
-        detector = make(pages)
-        detector.model.save(out, extra={
-            "role": "template", "curve": curve.sampled().as_dict(), "threshold": threshold,
-            "smoothing": c, "training": {"sites": len(sites), "pages": len(pages),
-                                         "folds": folds, "theta": theta,
-                                         "recall_at_90": curve.recall_at(0.9),
-                                         "excluded_families": sorted(
-                                             {site_family(h) for h in exclude_site or ()})}})
+            trained = train_detector(
+                pages, classifier=str(classifier), folds=folds, smoothing=c,
+                precision=precision, theta=theta,
+                excluded_families={site_family(host) for host in exclude_site or ()},
+                on_fold=lambda _: progress.advance(task))
+        _print_cross_site(trained.report, c is not None, sys.stdout)
+        trained.save(out)
     except (ValueError, OSError) as error:
-        _say(err, f"error: {error}")
+        say(err, f"error: {error}")
         raise typer.Exit(1) from None
-    expected_precision, expected_recall = curve.at(threshold)
+    result, detector = trained.report, trained.detector
+    threshold, sites = detector.threshold, trained.training["sites"]
+    expected_precision, expected_recall = detector.expected() or (0.0, 0.0)
     if report is not None:
         with atomic_text(report) as stream:
             json.dump(_report_data(result, c is not None), stream)
-    _say(err, f"model written to {out}: operating point {threshold:.3f} (cross-site precision "
+    say(err, f"model written to {out}: operating point {threshold:.3f} (cross-site precision "
          f"{expected_precision:.1%}, recall {expected_recall:.1%}); {len(pages)} pages, "
-         f"{len(sites)} sites, {len(skipped)} skipped, "
+         f"{sites} sites, {len(skipped)} skipped, "
          f"{time.process_time() - started:.0f} CPU seconds")
 
 
@@ -284,7 +253,7 @@ def _page_line(scores: PageScores, output: Format,
                extractor: MainContentExtractor | None) -> str:
     """A page's JSON line, ``{"page", "url" (when known), "text" or "html"}``, as
     ``json.dumps(record, ensure_ascii=False)`` writes it, put together from its fields'
-    JSON strings (:mod:`denoise.jsonstr`: the page's text is most of the line)."""
+    JSON strings (:mod:`engine.jsonstr`: the page's text is most of the line)."""
     page = scores.features.blocks.page
     url = f', "url": {_json_str(page.url)}' if page.url else ""
     key = "html" if output is Format.html else "text"
@@ -422,7 +391,7 @@ def apply_command(
         try:
             extractor = MainContentExtractor.load(template=model)
         except DenoiseError as error:
-            _say(err, f"error: {error}")
+            say(err, f"error: {error}")
             raise typer.Exit(2) from None
         detector = extractor.detector
     else:
@@ -443,17 +412,17 @@ def apply_command(
     skipped: list[Skipped | PageError] = []
     summary = BatchSummary()
 
-    on_error = _skipper(skipped, err)
+    on_error = skipper(skipped, err)
 
     def scored() -> Iterator[PageScores]:
         yield from score_with_site_evidence(
-            detector, _read(inputs, max_bytes, skipped, err, site),
+            detector, read_inputs(inputs, max_bytes, skipped, err, site),
             counts_for=store.counts if store is not None else None, on_error=on_error)
     store = None
     try:
         if db is not None:
             store = SiteStore(db, {"method": "fingerprint", "scheme": SCHEME})
-        with atomic_text(out) as stream, _progress(err) as progress:
+        with atomic_text(out) as stream, progress_bar(err) as progress:
             task = progress.add_task("scoring pages", total=None)
             for scores in scored():
                 summary.written += 1
@@ -468,14 +437,14 @@ def apply_command(
         sys.stderr.close()
         raise typer.Exit(0) from None
     except DenoiseError as error:
-        _say(err, f"error: {error}")
+        say(err, f"error: {error}")
         raise typer.Exit(2) from None
     finally:
         if store is not None:
             store.close()
     summary.count(skipped)
     if len(inputs) != 1 or not single or skipped:
-        _say(err, summary.line())
+        say(err, summary.line())
     if not summary.written:
         raise typer.Exit(1)
 
@@ -487,7 +456,7 @@ def evaluate_command(
     recall: RecallOption = None,
     precision: PrecisionOption = None,
     theta: Annotated[float, typer.Option(
-        callback=_fraction, help="Site-level labels: a block on at least this share of its "
+        callback=fraction, help="Site-level labels: a block on at least this share of its "
         "site's pages is template.")] = 0.1,
     min_pages: Annotated[int, typer.Option(min=2, help="Sites with fewer pages are left out.")
                          ] = 10,
@@ -507,13 +476,13 @@ def evaluate_command(
     detector = _detector(model, recall, precision, err)
     skipped: list[Skipped | PageError] = []
 
-    on_error = _skipper(skipped, err)
+    on_error = skipper(skipped, err)
 
     rows = []
     sites, labels, raw, smoothed = [], [], [], []
-    with _progress(err) as progress:
+    with progress_bar(err) as progress:
         task = progress.add_task("labelling and scoring pages", total=None)
-        for page in training_pages(_read(inputs, max_bytes, skipped, err), theta=theta,
+        for page in training_pages(read_inputs(inputs, max_bytes, skipped, err), theta=theta,
                                    min_pages=min_pages, on_error=on_error,
                                    on_page=lambda _: progress.advance(task)):
             keep = page.example
@@ -523,7 +492,7 @@ def evaluate_command(
             raw.append(scored.raw[keep])
             smoothed.append(scored.scores[keep])
     if not sum(len(y) for y in labels):
-        _say(err, "error: no site gave labelled blocks (each needs >= --min-pages pages "
+        say(err, "error: no site gave labelled blocks (each needs >= --min-pages pages "
              "with blocks of >= 40 characters)")
         raise typer.Exit(1)
     result = CrossSiteReport(np.array(sites), np.concatenate(labels), np.concatenate(raw),
@@ -557,7 +526,7 @@ def evaluate_command(
                             for k in ("precision", "recall", "recall_at_90_basic",
                                       "recall_at_90_smooth")))
         Console(file=sys.stdout, width=140).print(table)
-    _say(err, f"{len(set(sites))} sites, {len(skipped)} skipped")
+    say(err, f"{len(set(sites))} sites, {len(skipped)} skipped")
 
 
 @app.command("show")
@@ -579,9 +548,9 @@ def show_command(
     err = Console(stderr=True)
     detector = _detector(model, recall, precision, err)
     skipped: list[Skipped | PageError] = []
-    pages = list(_read([str(page_file)], max_bytes, skipped, err))
+    pages = list(read_inputs([str(page_file)], max_bytes, skipped, err))
     if len(pages) != 1:
-        _say(err, f"error: {page_file}: expected one HTML page")
+        say(err, f"error: {page_file}: expected one HTML page")
         raise typer.Exit(1)
     page = pages[0]
     if url is not None:
@@ -589,15 +558,15 @@ def show_command(
     try:
         scores = detector.score(page)
     except PageError as error:
-        _say(err, f"error: {error}")
+        say(err, f"error: {error}")
         raise typer.Exit(1) from None
     try:
         with atomic_text(out) as stream:
             stream.write(shaded_html(scores, url=url))
     except OSError as error:
-        _say(err, f"error: {out}: cannot write ({error.strerror or error})")
+        say(err, f"error: {out}: cannot write ({error.strerror or error})")
         raise typer.Exit(1) from None
     template = int(scores.template.sum())
-    _say(err, f"{out}: {template} of {len(scores.raw)} scored blocks shaded as template "
+    say(err, f"{out}: {template} of {len(scores.raw)} scored blocks shaded as template "
          f"(threshold {detector.threshold:.3f})")
 

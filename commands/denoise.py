@@ -16,29 +16,34 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from denoise.batch import BatchSummary, default_jobs
-from denoise.cli_batch import (
+from commands.common import (
     Engine,
     EngineOption,
+    InputsArg,
     JobsOption,
     ResumeOption,
     SparkMasterOption,
+    VersionOption,
+    fraction,
     page_progress,
+    run,
+    say,
+    version_command,
 )
-from denoise.cli_common import VersionOption, run, version_command
-from denoise.cli_common import say as _say
 from denoise.decode import DEFAULT_MAX_BYTES
 from denoise.errors import DenoiseError, PageError
-from denoise.jsonstr import json_str as _json_str
 from denoise.output import atomic_text
 from denoise.page import Page
 from denoise.reader import Skipped, read_pages
 from denoise.site import METHODS, REASONS, Label, LabeledPage, SiteMethod, SiteStore
-from denoise.site.batch import NotGroupedError, SiteReport, label_sites
-from denoise.site.progress import SiteProgress, forget_interrupted
-from denoise.spark_engine import SparkJobError, spark_session
-from denoise.spark_frame import spark_work
-from denoise.spark_site import label_sites_spark, merge_report
+from denoise.site.batch import NotGroupedError, SiteReport
+from engine.batch import BatchSummary, default_jobs
+from engine.jsonstr import json_str as _json_str
+from engine.site_progress import SiteProgress, forget_interrupted
+from engine.sites import label_sites
+from engine.spark import SparkJobError, spark_session
+from engine.spark_frame import spark_work
+from engine.spark_site import label_sites_spark, merge_report
 
 app = typer.Typer(
     help="Find the template blocks of web pages (navigation, footers, boilerplate).",
@@ -70,18 +75,6 @@ def main() -> None:
     run(app)
 
 _STORE_METHODS = ("fingerprint", "shingle")
-
-InputsArg = Annotated[
-    list[str],
-    typer.Argument(
-        help="Pages to read: folders of .html/.htm/.html.gz files, .tar/.tar.gz/.tar.xz "
-        "archives, WARC files, JSON lines files of {url, html}, single .html files, or - "
-        "for standard input.",
-        show_default=False,
-        metavar="INPUT...",
-    ),
-]
-
 
 def _method_factory(method: str, theta: float, structure: bool, contained: float | None,
                     store: SiteStore | None) -> Callable[[str], SiteMethod]:
@@ -132,13 +125,6 @@ def _block_lines(page: LabeledPage, method: type[SiteMethod]) -> str:
 app.command("version")(version_command)
 
 
-def _fraction(value: float | None) -> float | None:
-    """Typer callback: a share in (0, 1]."""
-    if value is not None and not 0.0 < value <= 1.0:
-        raise typer.BadParameter(f"must be in (0, 1], got {value}")
-    return value
-
-
 def _print_report(reports: list[SiteReport], stream: TextIO, as_json: bool) -> None:
     if as_json:
         for report in reports:
@@ -163,7 +149,7 @@ def site_command(
         "signatures; shingle: pagelet shingles (the papers' baseline).",
     )] = MethodName.fingerprint,
     theta: Annotated[float, typer.Option(
-        callback=_fraction, help="A block on at least this share of a site's pages is template.",
+        callback=fraction, help="A block on at least this share of a site's pages is template.",
     )] = 0.1,
     out: Annotated[Path | None, typer.Option(
         "--out", "-o", help="Write one JSON line per block here (- for standard output).",
@@ -181,7 +167,7 @@ def site_command(
         "(navigation bars like 'Next: X / Up: Y').",
     )] = False,
     contained: Annotated[float | None, typer.Option(
-        callback=_fraction, help="fingerprint: a block with at least this share of its text in "
+        callback=fraction, help="fingerprint: a block with at least this share of its text in "
         "template blocks is template too (Chakrabarti et al. use 0.85).",
     )] = None,
     max_bytes: Annotated[int, typer.Option(
@@ -255,7 +241,7 @@ def site_command(
                 # rolled back, and the sites saved with it are labelled again on resume
                 output.close(save=store is None)
             if store is not None and (out is None or str(out) == "-"):  # no commit yet
-                _say(err, f"stopped before the end: {db} keeps the counts it had before "
+                say(err, f"stopped before the end: {db} keeps the counts it had before "
                      "this run")
             raise _site_failed(err, error, output, out) from None
     _site_summary(tally, out, as_json, earlier)
@@ -266,7 +252,7 @@ def _open_site_run(err: Console, stack: ExitStack, name: str, db: Path | None,
                    resume: bool) -> tuple[SiteStore | None, SiteProgress | None]:
     """The ``--db`` store and the resumable ``--out`` file (none for standard output);
     exit 2 when either cannot be used. The store commits before each save of the
-    progress, so a site recorded as done is counted (:mod:`denoise.site.progress` says
+    progress, so a site recorded as done is counted (:mod:`engine.site_progress` says
     why counting a site again on resume is harmless)."""
     try:
         store = None if db is None else stack.enter_context(
@@ -276,10 +262,10 @@ def _open_site_run(err: Console, stack: ExitStack, name: str, db: Path | None,
         commit = store.commit if store is not None else None
         return store, SiteProgress(out, settings, resume=resume, before_save=commit)
     except DenoiseError as error:
-        _say(err, f"error: {error}")
+        say(err, f"error: {error}")
         raise typer.Exit(2) from None
     except OSError as error:
-        _say(err, f"error: {out}: cannot write ({error.strerror or error})")
+        say(err, f"error: {out}: cannot write ({error.strerror or error})")
         raise typer.Exit(2) from None
 
 
@@ -292,20 +278,20 @@ def _site_failed(err: Console, error: BaseException, output: SiteProgress | None
         output = None
     kept = f"; {output.partial} holds what was done: --resume continues" if output else ""
     if isinstance(error, KeyboardInterrupt):
-        _say(err, "interrupted" if output is None else f"interrupted: {output.partial} holds "
+        say(err, "interrupted" if output is None else f"interrupted: {output.partial} holds "
              "what was done; run again with --resume to continue")
         return typer.Exit(130)
     if isinstance(error, DenoiseError):
-        _say(err, f"error: {error}")
+        say(err, f"error: {error}")
         return typer.Exit(2)
     if isinstance(error, NotGroupedError):  # a folder or archive whose sites come back
-        _say(err, f"error: {error}; give each site's pages together, or one --site")
+        say(err, f"error: {error}; give each site's pages together, or one --site")
         return typer.Exit(2)
     if isinstance(error, BrokenPipeError):  # a reader like `head` left: not an error
         sys.stderr.close()
         return typer.Exit(0)
     if isinstance(error, OSError):
-        _say(err, f"error: {error.filename or out}: cannot write ({error.strerror or error})"
+        say(err, f"error: {error.filename or out}: cannot write ({error.strerror or error})"
              + kept)
         return typer.Exit(1)
     return error
@@ -324,7 +310,7 @@ class _SiteTally:
 
     def skip(self, item: Skipped | PageError) -> None:
         self.skipped.append(item)
-        _say(self.err, f"skipped {item}")
+        say(self.err, f"skipped {item}")
 
     def report(self, site: str) -> SiteReport:
         """The report of ``site``, started on first use."""
@@ -392,10 +378,10 @@ def _site_summary(tally: _SiteTally, out: Path | None, as_json: bool, earlier: i
     pages_done = sum(r.pages for r in reports.values())
     summary.written = pages_done - earlier
     summary.count(tally.skipped)
-    _say(tally.err, f"{summary.line('labelled')}; {len(reports)} sites"
+    say(tally.err, f"{summary.line('labelled')}; {len(reports)} sites"
          + (f"; blocks written to {out}" if out is not None and str(out) != "-" else ""))
     if not pages_done:
-        _say(tally.err, "error: no page could be labelled")
+        say(tally.err, "error: no page could be labelled")
         raise typer.Exit(1)
 
 
@@ -423,7 +409,7 @@ def _site_on_spark(inputs: list[str], tally: _SiteTally, *, theta: float,
                    contained: float | None, site: str | None, max_bytes: int,
                    out: Path | None, spark_master: str | None) -> None:
     """``--engine spark``: the fingerprint method, its counts made by Spark's groupBy
-    (:mod:`denoise.spark_site`); fills ``tally`` as the embedded run does."""
+    (:mod:`engine.spark_site`); fills ``tally`` as the embedded run does."""
     err = tally.err
     lines = partial(_block_lines, method=METHODS["fingerprint"]) if out is not None else None
     try:
@@ -440,10 +426,10 @@ def _site_on_spark(inputs: list[str], tally: _SiteTally, *, theta: float,
         if out is not None and str(out) != "-":
             forget_interrupted(out)
     except SparkJobError as error:
-        _say(err, f"error: {error}")
+        say(err, f"error: {error}")
         raise typer.Exit(1) from None
     except DenoiseError as error:  # Spark is missing or did not start
-        _say(err, f"error: {error}")
+        say(err, f"error: {error}")
         raise typer.Exit(2) from None
 
 
@@ -457,4 +443,4 @@ def _grouped_by_site(inputs: list[str], site: str | None) -> bool:
 
 
 # the page-level commands (train, apply, evaluate, show) register on the same app
-from denoise import cli_page  # noqa: E402, F401
+from commands import denoise_page  # noqa: E402, F401

@@ -16,18 +16,25 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from denoise.cli import InputsArg, _fraction, _say
-from denoise.cli_batch import (
+from commands.common import (
     Engine,
     EngineOption,
+    InputsArg,
     JobsOption,
+    MaxBytesOption,
     OutOption,
     ResumeOption,
     SparkMasterOption,
+    fail,
+    fraction,
+    progress_bar,
+    read_inputs,
     run_pages,
+    say,
+    skipper,
 )
-from denoise.cli_common import fail as _fail
-from denoise.cli_page import MaxBytesOption, _progress, _read, _skipper
+from commands.mining import app
+from denoise.clean import DEFAULT_MODE, Mode
 from denoise.decode import DEFAULT_MAX_BYTES
 from denoise.detector import TemplateDetector
 from denoise.errors import DenoiseError, PageError
@@ -36,8 +43,6 @@ from denoise.page import Page
 from denoise.reader import Skipped
 from denoise.steps import step_by_step
 from mining.accuracy import ClassificationReport
-from mining.cli import app
-from mining.content import Denoise
 from mining.labels import labelled_pages, read_label_file
 
 if TYPE_CHECKING:  # imported where used: scikit-learn loads only for these commands
@@ -61,22 +66,23 @@ def _load(err: Console, model: Path) -> tuple[PageClassifier, dict[str, object]]
     from mining.classify import PageClassifier
 
     try:
-        return PageClassifier.load(model)
+        loaded = PageClassifier.load(model)
+        return loaded, loaded.header_
     except DenoiseError as error:
-        raise _fail(err, error) from None
+        raise fail(err, error) from None
 
 
 def _detector(err: Console, classifier: PageClassifier,
               detector: Path | None) -> TemplateDetector | None:
     """The template detector ``classifier`` needs (None unless it reads ``page`` text)."""
-    if classifier.denoise != Denoise.page:
+    if classifier.denoise != Mode.page:
         if detector is not None:
             raise typer.BadParameter("--detector is for a classifier of `--denoise page` text")
         return None
     try:
         return TemplateDetector.load(detector)
     except DenoiseError as error:
-        raise _fail(err, error) from None
+        raise fail(err, error) from None
 
 
 def _labelled(err: Console, labels: Path, max_bytes: int,
@@ -85,13 +91,13 @@ def _labelled(err: Console, labels: Path, max_bytes: int,
     try:
         entries = read_label_file(labels)
     except DenoiseError as error:
-        raise _fail(err, error) from None
+        raise fail(err, error) from None
 
     def skip(line: str) -> None:
         skipped.append(line)
-        _say(err, f"skipped {line}")
+        say(err, f"skipped {line}")
 
-    with _progress(err) as progress:
+    with progress_bar(err) as progress:
         task = progress.add_task("reading pages", total=len(entries))
         found = []
         for entry in entries:
@@ -107,10 +113,10 @@ def _texts(err: Console, classifier: PageClassifier, pages: Iterable[Page],
     what = {"none": "reading text", "site": "removing site templates",
             "page": "removing page templates",
             "main": "extracting main content"}[str(classifier.denoise)]
-    with _progress(err) as progress:
+    with progress_bar(err) as progress:
         task = progress.add_task(what, total=total)
         for page, text in classifier.texts(pages, detector=detector,
-                                           on_error=_skipper(skipped, err)):
+                                           on_error=skipper(skipped, err)):
             progress.advance(task)
             yield page, text
 
@@ -134,13 +140,15 @@ def train_command(
     labels: LabelsArg,
     out: Annotated[Path, typer.Option("--out", "-o", help="Where to write the classifier "
                                       "(.npz).")],
-    denoise: Annotated[Denoise, typer.Option(
+    denoise: Annotated[Mode, typer.Option(
         help="What is removed from each page first: none (FULLTEXT), site (what recurs on "
         "the other pages of its site in the file: SITELEVEL) or page (what the page-level "
-        "detector calls template: PAGELEVEL) or main (all but the page's main content). "
-        "Stored in the classifier: predict and evaluate do the same.")] = Denoise.none,
+        "detector calls template: PAGELEVEL) or main (all but the page's main content: on "
+        "pages inside templates of sites no model saw, 77.7% accuracy against 53.8% for "
+        "none; on WebKB's template-free pages 80.3% against 81.6%, benchmarks/webkb*.py). "
+        "Stored in the classifier: predict and evaluate do the same.")] = DEFAULT_MODE,
     recall: Annotated[float | None, typer.Option(
-        callback=_fraction, help="With `--denoise page`: the detector's operating point, "
+        callback=fraction, help="With `--denoise page`: the detector's operating point, "
         "the share of an unseen site's template blocks to remove (default: 0.5, "
         "Kołcz & Yih's; the stored 90%-precision point removes too much text for "
         "mining). Stored in the classifier.",
@@ -164,7 +172,7 @@ def train_command(
     Example: mining classify train labels.tsv --out topics.npz --denoise page
     """
     err = Console(stderr=True)
-    if recall is not None and denoise != Denoise.page:
+    if recall is not None and denoise != Mode.page:
         raise typer.BadParameter("--recall needs --denoise page")
     from mining.classify import PageClassifier
 
@@ -179,20 +187,20 @@ def train_command(
         texts.append(text)
         targets.append(label)
     if not texts:
-        raise _fail(err, f"{labels}: no readable pages", 1)
+        raise fail(err, f"{labels}: no readable pages", 1)
     try:
         classifier.fit(texts, targets)
     except ValueError as error:
-        raise _fail(err, f"{labels}: {error}", 1) from None
+        raise fail(err, f"{labels}: {error}", 1) from None
     try:
         classifier.save(out, extra={"training": {
             "pages": len(texts), "labels": str(labels), "skipped": len(skipped),
             "detector": str(detector) if detector is not None else None}})
     except OSError as error:
-        raise _fail(err, f"{out}: cannot write ({error.strerror or error})", 1) from None
+        raise fail(err, f"{out}: cannot write ({error.strerror or error})", 1) from None
     counts = ", ".join(f"{label} {int(n)}" for label, n in zip(
         classifier.classes_, classifier.class_count_, strict=True))
-    _say(err, f"classifier written to {out}: {len(texts)} pages ({counts}), "
+    say(err, f"classifier written to {out}: {len(texts)} pages ({counts}), "
          f"{len(classifier.vocabulary_):,} words, {len(skipped)} skipped, "
          f"{time.process_time() - started:.1f} CPU seconds")
 
@@ -222,7 +230,7 @@ def predict_command(
     err = Console(stderr=True)
     classifier, _ = _load(err, model)
     template = _detector(err, classifier, detector)
-    if classifier.denoise != Denoise.site:
+    if classifier.denoise != Mode.site:
         job = PredictJob(model=model, detector_path=detector, classifier=classifier,
                          detector=template)
         run_pages(err, inputs, job, out=out, jobs=jobs, resume=resume,
@@ -240,7 +248,7 @@ def predict_command(
     started = time.process_time()
     try:
         with atomic_text(out) as stream:
-            for page, text in _texts(err, classifier, _read(inputs, max_bytes, skipped, err),
+            for page, text in _texts(err, classifier, read_inputs(inputs, max_bytes, skipped, err),
                                      template, skipped):
                 stream.write(_prediction(classifier, page, text))
                 done += 1
@@ -248,8 +256,8 @@ def predict_command(
         sys.stderr.close()
         raise typer.Exit(0) from None
     except OSError as error:
-        raise _fail(err, f"{out}: cannot write ({error.strerror or error})", 1) from None
-    _say(err, f"{done + len(skipped)} pages read, {done} written, {len(skipped)} skipped, "
+        raise fail(err, f"{out}: cannot write ({error.strerror or error})", 1) from None
+    say(err, f"{done + len(skipped)} pages read, {done} written, {len(skipped)} skipped, "
          f"{time.process_time() - started:.1f} CPU seconds")
     if not done:
         raise typer.Exit(1)
@@ -281,8 +289,8 @@ class PredictJob:
         if self.classifier is None:
             from mining.classify import PageClassifier
 
-            self.classifier, _ = PageClassifier.load(self.model)
-            if self.classifier.denoise == Denoise.page:
+            self.classifier = PageClassifier.load(self.model)
+            if self.classifier.denoise == Mode.page:
                 self.detector = TemplateDetector.load(self.detector_path)
 
     def __getstate__(self) -> dict[str, object]:
@@ -338,14 +346,14 @@ def evaluate_command(
         truth.append(label)
         texts.append(text)
     if not texts:
-        raise _fail(err, f"{labels}: no readable pages", 1)
+        raise fail(err, f"{labels}: no readable pages", 1)
     report = ClassificationReport.of(truth, classifier.predict(texts).tolist())
     if as_json:
         sys.stdout.write(json.dumps({"denoise": str(classifier.denoise), **report.as_dict()},
                                     ensure_ascii=False) + "\n")
     else:
         _print_report(report)
-    _say(err, f"{report.total} pages, {len(skipped)} skipped, "
+    say(err, f"{report.total} pages, {len(skipped)} skipped, "
          f"{time.process_time() - started:.1f} CPU seconds")
 
 

@@ -3,7 +3,7 @@ done by Spark, and the embedded engine's matches.
 
 The plan:
 
-1. ``mapInArrow`` (:func:`denoise.spark_frame.page_rows`): each page's words, as
+1. ``mapInArrow`` (:func:`engine.spark_frame.page_rows`): each page's words, as
    ``--denoise none|page|main`` reads it (the command's own per-page job), its
    shingles and its sketch (:meth:`NearDuplicateIndex.sketch`, the same config).
 2. The driver reads the page ids (and what was skipped) in input order; the sketched
@@ -35,8 +35,8 @@ from denoise.decode import DEFAULT_MAX_BYTES
 from denoise.errors import PageError
 from denoise.page import Page
 from denoise.reader import Skipped
-from denoise.spark_engine import arrow_frame, arrow_schema
-from denoise.spark_frame import ORDER, page_rows, skip_of
+from engine.spark import arrow_frame, arrow_schema
+from engine.spark_frame import ORDER, page_rows, skip_of
 from mining.banding import flatten_keys
 from mining.dedup import DedupConfig, NearDuplicateIndex, Rule
 from mining.matches import Matches, Pairs
@@ -49,7 +49,7 @@ if TYPE_CHECKING:
     import pyarrow as pa
     from pyspark.sql import DataFrame, SparkSession
 
-    from mining.cli_dedup import WordsJob
+    from mining.content import PageWords
 
 __all__ = ["SparkMatches", "match_on_spark"]
 
@@ -69,7 +69,7 @@ class SparkMatches:
     sketches: np.ndarray | None
 
 
-def match_on_spark(spark: SparkSession, tag: str, inputs: Sequence[str], words: WordsJob,
+def match_on_spark(spark: SparkSession, tag: str, inputs: Sequence[str], words: PageWords,
                    index: NearDuplicateIndex, *, site: str | None = None,
                    max_bytes: int = DEFAULT_MAX_BYTES, keep_sketches: bool = False,
                    on_skip: Callable[[Skipped | PageError], None] | None = None,
@@ -77,7 +77,7 @@ def match_on_spark(spark: SparkSession, tag: str, inputs: Sequence[str], words: 
     """Sketch the pages of ``inputs`` and match them with each other and with ``index``.
 
     Skipped items go to ``on_skip`` and pages without words to ``on_empty``, in input
-    order. Run inside :func:`denoise.spark_frame.spark_work` (``tag``).
+    order. Run inside :func:`engine.spark_frame.spark_work` (``tag``).
     """
     from pyspark.sql import functions as F
 
@@ -164,10 +164,10 @@ def _pairs(rows: list, *, indexed: bool) -> Pairs:
 
 @dataclass
 class _Sketch:
-    """Step 1 (a :class:`~denoise.spark_frame.RowJob`): a page's id, its word count, the
+    """Step 1 (a :class:`~engine.spark_frame.RowJob`): a page's id, its word count, the
     shingle-sketch values a copy would share, and its sketch."""
 
-    words: WordsJob
+    words: PageWords
     config: DedupConfig
     columns: ClassVar[str] = "id string, words long, filled long, sketch binary"
 

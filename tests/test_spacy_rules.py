@@ -1,14 +1,22 @@
-"""kwx.affixes: cutting new chunks by their shape gives spaCy's tokens exactly."""
+"""kwx.spacy_rules: every shortcut kwx takes past spaCy's tokenizer gives spaCy's tokens
+and rows exactly, and is taken only on the rules it was checked on.
+
+The first test fails on any spaCy release that changes a rule the imitation depends on
+(its expressions, special cases, or lexeme attribute functions): see kwx.spacy_rules,
+"When spaCy changes a rule".
+"""
 
 import random
 import re
 
 import numpy as np
 import pytest
+import spacy
+from test_kwx import TRICKY_LINES
 
-from kwx import affixes
+from kwx import spacy_rules
 from kwx import text as module
-from kwx.suffix_search import expression_of
+from kwx.spacy_rules import TailSuffixSearch, expression_of
 
 try:
     import re._constants as sre_constants
@@ -55,14 +63,117 @@ def spacy_cuts(chunks: list[str]) -> list[tuple[tuple[int, int], ...]]:
     return out
 
 
-def test_the_installed_expressions_are_the_ones_the_shape_argument_was_checked_for():
-    assert affixes.rules_digest(module.tokenizer()) == affixes.CHECKED_RULES
-    assert module._shape_cuts().enabled
+@pytest.fixture
+def afresh():
+    """kwx.text's tokenizer, shortcuts and chunk cache made anew for the test, and again
+    after it (after any change it made to kwx.spacy_rules is undone)."""
+    module.reset()
+    yield
+    module.reset()
+
+
+# --- the guard: the rules the imitation was checked on ------------------------------------
+
+def test_the_installed_spacy_has_the_rules_the_imitation_was_checked_on(afresh):
+    """Fails on any spaCy whose English expressions, special cases or lexeme attribute
+    functions are not spaCy 3.8's, which every shortcut was checked on. kwx stays right
+    there (every shortcut is off: slower); read kwx.spacy_rules, "When spaCy changes a
+    rule", before writing the new digests down."""
+    stock = spacy.blank("en").tokenizer
+    assert spacy_rules.rules_digest(stock) == spacy_rules.CHECKED_RULES
+    assert spacy_rules.specials_digest(stock) == spacy_rules.CHECKED_SPECIALS
+    assert spacy_rules.lexeme_digest(stock) == spacy_rules.CHECKED_LEXEMES
+    # kwx's own tokenizer, set up for speed, has the same rules: every shortcut is on
+    own = module.tokenizer()
+    assert isinstance(own.suffix_search, TailSuffixSearch)
+    assert len(own.vocab.lex_attr_getters) == len(spacy_rules.LEXEME_ATTRS)
+    for digest, checked in ((spacy_rules.rules_digest, spacy_rules.CHECKED_RULES),
+                            (spacy_rules.specials_digest, spacy_rules.CHECKED_SPECIALS),
+                            (spacy_rules.lexeme_digest, spacy_rules.CHECKED_LEXEMES)):
+        assert digest(own) == checked
+    imitation = module._imitation()
+    assert imitation.active and imitation.by_shape.enabled
+    assert imitation.compiled == (spacy_rules._kernels is not None)
+
+
+def _changed(change: str):
+    """An English pipeline whose tokenizer has one rule ``change``d."""
+    from spacy.attrs import ORTH
+
+    nlp = spacy.blank("en")
+    tokenizer = nlp.tokenizer
+    pattern = {name: expression_of(getattr(tokenizer, name)) for name in
+               ("prefix_search", "suffix_search", "infix_finditer", "url_match")}
+    if change == "prefix":
+        tokenizer.prefix_search = re.compile(pattern["prefix_search"].pattern + "|^§").search
+    elif change == "suffix":
+        tokenizer.suffix_search = re.compile(pattern["suffix_search"].pattern + "|§$").search
+    elif change == "infix":
+        tokenizer.infix_finditer = re.compile(pattern["infix_finditer"].pattern + "|§").finditer
+    elif change == "url":
+        tokenizer.url_match = re.compile(pattern["url_match"].pattern + "|x§").match
+    elif change == "token match":
+        tokenizer.token_match = re.compile("x§").match
+    elif change == "a new special case":
+        tokenizer.add_special_case("kwx's", [{ORTH: "kwx"}, {ORTH: "'s"}])
+    elif change == "a special case's tokens":
+        tokenizer.add_special_case("e.g.", [{ORTH: "e."}, {ORTH: "g."}])
+    elif change == "heuristics":
+        tokenizer.faster_heuristics = not tokenizer.faster_heuristics
+    return nlp
+
+
+@pytest.mark.parametrize("change", [
+    "prefix", "suffix", "infix", "url", "token match", "a new special case",
+    "a special case's tokens", "heuristics"])
+def test_any_changed_rule_turns_every_shortcut_off(change):
+    nlp = _changed(change)
+    tokenizer = nlp.tokenizer
+    assert (spacy_rules.rules_digest(tokenizer), spacy_rules.specials_digest(tokenizer)) != \
+        (spacy_rules.CHECKED_RULES, spacy_rules.CHECKED_SPECIALS)
+    assert not spacy_rules.active(tokenizer)
+    getters = len(tokenizer.vocab.lex_attr_getters)
+    assert not spacy_rules.tune(nlp)  # the tokenizer is left as spaCy made it
+    assert not isinstance(tokenizer.suffix_search, TailSuffixSearch)
+    assert len(tokenizer.vocab.lex_attr_getters) == getters > len(spacy_rules.LEXEME_ATTRS)
+    imitation = spacy_rules.Imitation(tokenizer, module._our_flags)
+    assert not imitation.active and not imitation.compiled and not imitation.by_shape.enabled
+    chunks = ["word", "1990", "word,", "(Yes),", "other,"]
+    assert imitation.plain(chunks) == ([], chunks)
+    imitation.learn_shapes(chunks, *module._spacy_chunk_rows(chunks))
+    assert not imitation.by_shape.shapes
+    assert imitation.cut_by_shape(chunks) == ([], [], chunks)
+    assert imitation.one_per_new_shape(chunks) == (chunks, [])
+
+
+def test_the_unchanged_rules_leave_the_shortcuts_on():
+    nlp = _changed("nothing")
+    assert spacy_rules.active(nlp.tokenizer)
+    assert spacy_rules.tune(nlp)
+    assert isinstance(nlp.tokenizer.suffix_search, TailSuffixSearch)
+    assert spacy_rules.Imitation(nlp.tokenizer, module._our_flags).active
+
+
+@pytest.mark.parametrize("attr", ["LOWER", "IS_PUNCT", "IS_STOP", "IS_TITLE"])
+def test_a_changed_lexeme_function_turns_every_shortcut_off(attr):
+    """And the probe refuses the compiled rows, whatever the switch says."""
+    from spacy import attrs
+
+    nlp = spacy.blank("en")
+    getters = nlp.vocab.lex_attr_getters
+    changed = (lambda string: string.upper()) if attr == "LOWER" else (lambda string: False)
+    nlp.vocab.lex_attr_getters = {**getters, getattr(attrs, attr): changed}
+    assert spacy_rules.lexeme_digest(nlp.tokenizer) != spacy_rules.CHECKED_LEXEMES
+    assert not spacy_rules.active(nlp.tokenizer)
+    assert not spacy_rules.tune(nlp)
+    imitation = spacy_rules.Imitation(nlp.tokenizer, module._our_flags)
+    assert not imitation.active and not imitation.compiled
+    assert not imitation.rows_agree or spacy_rules._kernels is None
 
 
 _LOWER, _UPPER = set(range(97, 123)), set(range(65, 91))
 #: What a branch must also hold where it reads letters as written: a digit class, "$",
-#: "°", or an apostrophe (see kwx.affixes).
+#: "°", or an apostrophe (see kwx.spacy_rules).
 _GUARDS = {ord("$"), ord("\u00b0"), ord("'"), ord("\u2019")}
 
 
@@ -217,7 +328,7 @@ def test_next_to_digits_the_expressions_read_letters_as_written_only_in_units():
     assert units == 1
     # the runs shapes keep as written are exactly the units' (and only a unit with a
     # slash has a run after one)
-    assert found_runs == (affixes.UNIT_RUNS_AFTER_DIGIT, affixes.UNIT_RUNS_AFTER_SLASH)
+    assert found_runs == (spacy_rules.UNIT_RUNS_AFTER_DIGIT, spacy_rules.UNIT_RUNS_AFTER_SLASH)
 
 
 def test_numbers_are_shaped_unless_an_ip_address_may_be_in_them():
@@ -225,13 +336,13 @@ def test_numbers_are_shaped_unless_an_ip_address_may_be_in_them():
     the shape could not tell "1.2.3.4/5-6" (a URL, one token) from "0.2.3.4/5-6"."""
     same_shape = ["1.2.3.4/5-6", "0.2.3.4/5-6"]
     assert spacy_cuts(same_shape) == [((0, 11),), ((0, 9), (9, 10), (10, 11))]
-    assert [affixes.shape(chunk) for chunk in same_shape] == [None, None]
+    assert [spacy_rules.shape(chunk) for chunk in same_shape] == [None, None]
     for chunk, written in [("1.2.3", "0.0.0"), ("(2019),", "(0000),"), ("$5.99", "$0.00"),
                            ("1:2@3.4", "0:0@0.0")]:
-        assert affixes.shape(chunk) == (written, written)
+        assert spacy_rules.shape(chunk) == (written, written)
     for chunk in ("US$", "US$5", "5US$", "\u00b0F.", "(\u0663.5)", "5\u20ac", "a1.2.3.4",
                   "h\u00e91"):
-        assert affixes.shape(chunk) is None  # "$" with letters, U+00A1 on, an IP address
+        assert spacy_rules.shape(chunk) is None  # "$" with letters, U+00A1 on, an IP address
 
 
 @pytest.mark.parametrize(("chunk", "shaped"), [
@@ -248,19 +359,19 @@ def test_numbers_are_shaped_unless_an_ip_address_may_be_in_them():
     ("Thomas's2", ("Xxx's0", "Xxxxxx's0")),
 ])
 def test_letters_with_digits_keep_the_runs_a_unit_may_be(chunk, shaped):
-    assert affixes.shape(chunk) == shaped
-    assert affixes.shape_python(chunk) == shaped
+    assert spacy_rules.shape(chunk) == shaped
+    assert spacy_rules.shape_python(chunk) == shaped
 
 
 def test_every_unit_run_is_kept_after_a_digit_and_no_other():
     """The compiled shapes keep the same runs as written as the Python steps."""
-    for run in sorted(affixes.UNIT_RUNS_AFTER_DIGIT):
+    for run in sorted(spacy_rules.UNIT_RUNS_AFTER_DIGIT):
         for chunk in (f"4{run}", f"(4{run}),", f"4{run}x", f"4{run}/s", f"4{run}/q"):
-            assert affixes.shape(chunk) == affixes.shape_python(chunk), chunk
-        assert affixes.shape(f"4{run}")[0] == f"0{run}"
-        assert affixes.shape(f"4{run}q")[0] != f"0{run}q"
-    for run in sorted(affixes.UNIT_RUNS_AFTER_SLASH):
-        assert affixes.shape(f"5m/{run}")[0] == f"0m/{run}"
+            assert spacy_rules.shape(chunk) == spacy_rules.shape_python(chunk), chunk
+        assert spacy_rules.shape(f"4{run}")[0] == f"0{run}"
+        assert spacy_rules.shape(f"4{run}q")[0] != f"0{run}q"
+    for run in sorted(spacy_rules.UNIT_RUNS_AFTER_SLASH):
+        assert spacy_rules.shape(f"5m/{run}")[0] == f"0m/{run}"
 
 
 UNITS = ["km", "kg", "m", "m/s", "km/h", "kmh", "hPa", "Pa", "MB", "mb", "K", "T", "G",
@@ -285,8 +396,8 @@ def test_cuts_of_shaped_letters_with_digits_are_spacys_cuts():
         assert units.cuts(chunk) in (None, spacy_cuts([chunk])[0]), chunk
     assert [units.cuts(c) is not None for c in ("25km,", "(7m/s).", "25kq,", "(7m/z).")] \
         == [True, True, False, False]  # a unit's letters are the shape's own
-    if affixes._compiled is not None:
-        assert [affixes.shape(c) for c in later] == [affixes.shape_python(c) for c in later]
+    if spacy_rules._kernels is not None:
+        assert [spacy_rules.shape(c) for c in later] == [spacy_rules.shape_python(c) for c in later]
 
 
 NUMERIC_PIECES = [*".,;:!?()[]{}<>\"'-/&_#*%=+@~^|`\\", "...", "--", "$", "\u00a0",
@@ -330,13 +441,13 @@ def _cuts_checked_against_spacy(make, count: int):
     found = [shapes.cuts(chunk) for chunk in later]
     for chunk, cuts, exact in zip(later, found, spacy_cuts(later), strict=True):
         assert cuts is None or cuts == exact, chunk
-    if affixes._compiled is not None:
+    if spacy_rules._kernels is not None:
         assert found == [shapes.cuts_python(chunk) for chunk in later]
     return later, found
 
 
-def _learnt(chunks: list[str]) -> affixes.ShapeCuts:
-    shapes = affixes.ShapeCuts(module.tokenizer(), module._exceptions())
+def _learnt(chunks: list[str]) -> spacy_rules.ShapeCuts:
+    shapes = spacy_rules.ShapeCuts(module.tokenizer(), module._imitation().exceptions)
     for chunk, cuts in zip(chunks, spacy_cuts(chunks), strict=True):
         shapes.learn(chunk, cuts)
     return shapes
@@ -409,12 +520,12 @@ def test_a_shape_whose_first_chunk_is_a_special_case_is_learnt_from_the_next():
 def test_a_shape_every_chunk_of_which_holds_a_special_case_is_tried_ever_more_rarely(
         monkeypatch):
     tries = []
-    looked_up = affixes._lookup_places
-    monkeypatch.setattr(affixes, "_lookup_places",
+    looked_up = spacy_rules._lookup_places
+    monkeypatch.setattr(spacy_rules, "_lookup_places",
                         lambda chunk, cuts: tries.append(chunk) or looked_up(chunk, cuts))
     stubborn = _learnt([f"(:{c}" for c in "abcdefghijk"])  # "(:" in every one
     assert stubborn.cuts("(:z") is None
-    assert affixes.shape("(:z")[0] not in stubborn.shapes
+    assert spacy_rules.shape("(:z")[0] not in stubborn.shapes
     assert tries == ["(:a", "(:b", "(:d", "(:h"]  # the 1st, 2nd, 4th and 8th
 
 
@@ -423,7 +534,7 @@ def test_contractions_first_do_not_keep_a_shape_from_being_learnt():
     cut to two); an enciphered possessive "Aizhbbi'e" of that shape is not."""
     plain = ["Aizhbbi'e", "Kxby'e", "Nvyr'e", "Gsym'w"]
     shapes = _learnt(["Don't", "Can't", "Won't", "Isn't", *plain])
-    assert len({affixes.shape(c)[0] for c in ["Don't", *plain]}) == 1
+    assert len({spacy_rules.shape(c)[0] for c in ["Don't", *plain]}) == 1
     for chunk in ("Tsntivh'e", "Xyz'q"):
         assert shapes.cuts(chunk) == spacy_cuts([chunk])[0]
     assert shapes.cuts("Didn't") is None  # itself a special case: spaCy's
@@ -434,13 +545,13 @@ def test_chunks_the_shapes_cannot_speak_for_go_to_spacy():
     for chunk in ("10km,", "US$.", "\u00b0F.", "y" * 70 + ","):
         assert shapes.cuts(chunk) is None
     assert shapes.cuts("other,") == ((0, 5), (5, 6))
-    off = affixes.ShapeCuts(module.tokenizer(), module._exceptions())
+    off = spacy_rules.ShapeCuts(module.tokenizer(), module._imitation().exceptions)
     off.enabled = False
     off.learn("word,", ((0, 4), (4, 5)))
     assert off.cuts("other,") is None
 
 
-@pytest.mark.skipif(affixes._compiled is None, reason="the compiled extension is not built")
+@pytest.mark.skipif(spacy_rules._kernels is None, reason="the compiled extension is not built")
 def test_the_compiled_cuts_are_the_python_steps():
     shapes = _learnt([*generated_chunks(3, 6000), "Ab's,", "ab\u2019S.", "(\U0001f600x)"])
     later = [
@@ -456,7 +567,9 @@ def test_the_chunk_cache_rows_of_shaped_chunks_are_spacys_rows(monkeypatch):
     cache = module._ChunkTokens(10**6)
     monkeypatch.setattr(module, "_chunk_tokens", lambda: cache)
     shapes = _learnt(generated_chunks(7, 4000))
-    monkeypatch.setattr(module, "_shape_cuts", lambda: shapes)
+    imitation = spacy_rules.Imitation(module.tokenizer(), module._our_flags)
+    imitation.by_shape = shapes
+    monkeypatch.setattr(module, "_imitation", lambda: imitation)
     later = list(dict.fromkeys(generated_chunks(8, 4000)))
     rows, counts, _ = cache.rows(later)
     exact, exact_counts = module._spacy_chunk_rows(later)
@@ -472,14 +585,15 @@ def test_chunks_of_one_new_shape_go_to_spacy_one_first(monkeypatch, compiled):
     """A page of API docs brings hundreds of chunks of one new shape: spaCy cuts one,
     the shape it teaches cuts the others; one that holds a special case, or a shape
     its first chunk could not teach, goes to a second call."""
-    if compiled and affixes._compiled is None:
+    if compiled and spacy_rules._kernels is None:
         pytest.skip("the compiled extension is not built")
+    imitation = spacy_rules.Imitation(module.tokenizer(), module._our_flags)  # no shapes yet
     if not compiled:
-        monkeypatch.setattr(module, "_compiled_rows_agree", lambda: False)
+        imitation.rows_agree = False
+    assert imitation.compiled == compiled
+    monkeypatch.setattr(module, "_imitation", lambda: imitation)
     cache = module._ChunkTokens(10**6)
     monkeypatch.setattr(module, "_chunk_tokens", lambda: cache)
-    shapes = affixes.ShapeCuts(module.tokenizer(), module._exceptions())
-    monkeypatch.setattr(module, "_shape_cuts", lambda: shapes)
     calls = []
     spacy_rows = module._spacy_chunk_rows
     monkeypatch.setattr(module, "_spacy_chunk_rows",
@@ -495,3 +609,261 @@ def test_chunks_of_one_new_shape_go_to_spacy_one_first(monkeypatch, compiled):
     last = np.cumsum(counts) - 1
     rows[last, module._SPACE_AFTER] = exact[last, module._SPACE_AFTER]
     assert np.array_equal(rows, exact)
+
+
+# --- the suffix search from a token's end (TailSuffixSearch) ------------------------------
+
+#: Tokens whose suffixes sit where the shortcut could go wrong: dot runs longer than the
+#: five characters searched (the one suffix of no bounded width), units whose
+#: look-behind reads a digit before those five, long code-like tokens, line breaks.
+EDGES = ["a......", "......", "x.", "...", "12345km", "1km", "9km/h", "(10mph)", "abc)'s",
+         "sqlalchemy.sql.expression.False_", "__STDCPP_MATH_SPEC_FUNCS__", "ab..\n",
+         "ab\n..", "\n", "", "'s", "US$", "5US$", "\u2026\u2026", "a\u2019S", "10\u00b0C.",
+         "\u201cvout[1-3,5-7]\u201d", "$100,000-i-zim", "6.2.9.4.", "a:)", "km"]
+
+
+def _span(match: re.Match | None) -> tuple[int, int] | None:
+    return None if match is None else (match.start(), match.end())
+
+
+@pytest.fixture(scope="module")
+def search() -> TailSuffixSearch:
+    installed = module.tokenizer().suffix_search
+    assert isinstance(installed, TailSuffixSearch)  # the English suffixes were taken
+    return installed
+
+
+def _tokens_and_tails(chunks: list[str]) -> list[str]:
+    """Each chunk and every tail of it (spaCy searches what is left as it cuts)."""
+    return [chunk[i:] for chunk in chunks for i in range(len(chunk))]
+
+
+def test_the_search_finds_the_expressions_suffix_on_generated_tokens(search):
+    chunks = [*EDGES, *generated_chunks(7, 3000), *unit_chunks(7, 3000),
+              *numeric_chunks(7, 3000)]
+    tokens = [*_tokens_and_tails(chunks), ""]
+    assert [_span(search(t)) for t in tokens] == \
+        [_span(search.expression.search(t)) for t in tokens]
+    assert sum(search(t) is not None for t in tokens) > 10000  # suffixes were found
+
+
+def test_the_search_finds_the_expressions_suffix_on_real_pages(search, dev_site_pages):
+    from kwx.document import read_document
+
+    chunks = list(dict.fromkeys(chunk for page in dev_site_pages[:60] for line in
+                                read_document(page).text.split("\n")
+                                for chunk in line.split(" ") if chunk))
+    tokens = _tokens_and_tails([c for c in chunks if len(c) > 1])
+    assert [_span(search(t)) for t in tokens] == \
+        [_span(search.expression.search(t)) for t in tokens]
+
+
+def test_spacys_tokens_are_the_same_with_the_search(dev_site_pages):
+    from kwx.document import read_document
+
+    own = spacy.blank("en").tokenizer
+    assert not isinstance(own.suffix_search, TailSuffixSearch)
+    texts = [read_document(page).text for page in dev_site_pages[:40]]
+    texts.append("\n".join([*EDGES, *unit_chunks(3, 2000), *generated_chunks(3, 2000)]))
+    for text in texts:
+        assert [(t.idx, len(t)) for t in module.tokenizer()(text)] == \
+            [(t.idx, len(t)) for t in own(text)]
+
+
+def test_the_search_stands_in_only_for_the_expression_of_the_suffixes_given():
+    english = spacy.blank("en")
+    suffixes = list(english.Defaults.suffixes)
+    assert TailSuffixSearch.of(english.tokenizer, suffixes) is not None
+    assert TailSuffixSearch.of(english.tokenizer, suffixes[1:]) is None
+    assert TailSuffixSearch.of(english.tokenizer, []) is None
+    assert TailSuffixSearch.of(object(), suffixes) is None
+
+
+def test_a_suffix_with_an_alternation_of_its_own_is_refused():
+    """"a|b" then "$" anchors only b: a match of "a" may end anywhere."""
+    class Tokenizer:
+        suffix_search = re.compile("a|b$|c$").search
+
+    assert TailSuffixSearch.of(Tokenizer(), ["a|b", "c"]) is None
+    Tokenizer.suffix_search = re.compile("(?:a|b)$|c+$").search
+    made = TailSuffixSearch.of(Tokenizer(), ["(?:a|b)", "c+"])
+    assert made is not None
+    for token in ("xa", "xb", "xccc", "ccca", "x", "cxc"):
+        assert _span(made(token)) == _span(made.expression.search(token))
+
+
+def test_expression_of_reads_either_kind_of_search(search):
+    pattern = re.compile(r"x$")
+    assert expression_of(pattern.search) is pattern
+    assert expression_of(search) is search.expression
+    assert expression_of(len) is None
+
+
+# --- the tokenizer's set-up and the rows of plain words -----------------------------------
+
+def test_the_slim_vocabulary_gives_the_token_rows_of_spacys_own(dev_site_pages):
+    from kwx.document import read_document
+
+    stock = spacy.blank("en").tokenizer  # computes every lexeme attribute
+    texts = [*TRICKY_LINES, *(read_document(page).text for page in dev_site_pages[:20])]
+    for text in texts:
+        assert np.array_equal(module.tokenizer()(text).to_array(module._ATTRS),
+                              stock(text).to_array(module._ATTRS))
+
+
+def test_compiled_token_rows_are_the_getters_rows(dev_site_pages):
+    from kwx.document import read_document
+
+    if spacy_rules._kernels is None:
+        pytest.skip("the compiled extension is not built")
+    imitation = module._imitation()
+    assert imitation.rows_agree
+    rng = random.Random(5)
+    tokens = list(dict.fromkeys(
+        [token.text for page in dev_site_pages[:60]
+         for token in module.tokenizer()(read_document(page).text)]
+        + ["".join(rng.choice("aZ09_-'. \t!&/\u00e9") for _ in range(rng.randrange(1, 7)))
+           for _ in range(3000)]
+        # past the 64 bytes lowered on the stack, and symbol names written otherwise
+        + ["a" * 64, "A" * 65, "The" + "x" * 70, "AUX", "Nsubj", "ORTH", "And"]))
+    assert sum(not token.isascii() for token in tokens) > 50
+    assert np.array_equal(imitation.lexeme_rows(tokens), imitation.getter_rows(tokens))
+
+
+def test_compiled_token_rows_that_disagree_with_the_getters_are_not_used(monkeypatch):
+    if spacy_rules._kernels is None:
+        pytest.skip("the compiled extension is not built")
+    spacy_rules._lexicon.cache_clear()  # made of the stop words
+    monkeypatch.setattr(spacy_rules, "_stop_words", lambda: frozenset())  # another spaCy's
+    try:
+        imitation = spacy_rules.Imitation(module.tokenizer(), module._our_flags)
+        assert not imitation.rows_agree and not imitation.compiled
+        tokens = ["The", "cat", "and", "a", "dog"]
+        assert np.array_equal(imitation.lexeme_rows(tokens), imitation.getter_rows(tokens))
+    finally:
+        spacy_rules._lexicon.cache_clear()
+
+
+def _rows_by_chunk(chunks, rows, counts):
+    """chunk -> its rows, from rows laid out chunk after chunk (counts < 0: no rows)."""
+    at, out = 0, {}
+    for chunk, count in zip(chunks, counts.tolist(), strict=True):
+        if count >= 0:
+            out[chunk] = rows[at:at + count]
+            at += count
+    assert at == len(rows)
+    return out
+
+
+def test_the_compiled_chunk_rows_are_the_python_steps_rows(dev_site_pages):
+    from kwx.document import read_document
+
+    if spacy_rules._kernels is None:
+        pytest.skip("the compiled extension is not built")
+    imitation = module._imitation()
+    rng = random.Random(11)
+    real = list(dict.fromkeys(chunk for page in dev_site_pages[:40]
+                              for chunk in read_document(page).text.split()))
+    made = list(dict.fromkeys(
+        "".join(rng.choice("aZq09_-'.,()\"$:;!/&\u00e9\u2019") for _ in range(rng.randrange(1, 12)))
+        for _ in range(4000)))
+    exceptions = sorted(c for c in imitation.exceptions if " " not in c)[:200]
+    chunks = list(dict.fromkeys([*real, *made, *exceptions, "aux", "AUX", "nsubj"]))
+    old, new = chunks[:len(chunks) // 2], chunks[len(chunks) // 2:]
+    cache = module._ChunkTokens(10**6)
+    cache._add(old)
+    cache._start_again()  # ``old`` is the previous cache now: its rows are copied
+    mixed = [*rng.sample(old, 500), *new]
+    previous = cache.previous
+    kept = (previous.number, previous.first, previous.count, previous.table)
+    rows, counts = imitation.chunk_rows(mixed, kept)
+    compiled = _rows_by_chunk(mixed, rows, counts)
+    assert all(chunk in compiled for chunk in mixed[:500])  # the previous cache's
+    cut = [c for c in new if c in compiled and c.isascii() and not c.isalnum()]
+    assert len(cut) > 300  # cut by their shapes
+    assert sum(c.isalpha() for c in new if c in compiled) > 1000  # one token each
+    order, python_rows, sizes = cache._rows_of(mixed)
+    python = _rows_by_chunk(order, python_rows, sizes)
+    for chunk, found in compiled.items():
+        assert np.array_equal(found, python[chunk]), chunk
+    # seven tokens a chunk, one shape: more rows than the pass makes room for at first
+    words = {"".join(rng.choice("abcdefgh") for _ in range(5)) for _ in range(200)}
+    many = [f"({word},{word}-{word})" for word in sorted(words)]
+    imitation.learn_shapes(many[:1], *module._spacy_chunk_rows(many[:1]))
+    rows, counts = imitation.chunk_rows(many, (None, None, None, None))
+    assert (counts == 7).all() and len(rows) > 2 * len(many) + 16
+    order, python_rows, sizes = cache._rows_of(many)
+    python = _rows_by_chunk(order, python_rows, sizes)
+    for chunk, found in _rows_by_chunk(many, rows, counts).items():
+        assert np.array_equal(found, python[chunk]), chunk
+    with pytest.raises(ValueError, match="previous table"):
+        imitation.chunk_rows(mixed[:10], (previous.number, previous.first[:0],
+                                          previous.count[:0], previous.table))
+
+
+def test_the_compiled_string_ids_are_spacys():
+    from spacy.strings import get_string_id
+
+    if spacy_rules._kernels is None:
+        pytest.skip("the compiled extension is not built")
+    rng = random.Random(3)
+    symbols = spacy_rules._symbols()
+    texts = ["", "aux", "nsubj", "ORTH", "a", *symbols,
+             *("".join(rng.choice("abcXYZ019-_.' ") for _ in range(rng.randrange(0, 40)))
+               for _ in range(20_000))]
+    for text in texts:
+        assert spacy_rules._kernels.spacy_string_id(text, symbols) == get_string_id(text), text
+    assert spacy_rules._kernels.spacy_string_id("caf\u00e9", symbols) is None
+
+
+# --- kwx.text with the imitation off ------------------------------------------------------
+
+FIELDS = ("ids", "runs", "stop", "capitalized", "upper", "starts", "ends")
+
+
+def _words_and_hashes(texts: list[str]) -> list[tuple[list, list]]:
+    """Each text's words (every field) and distinct phrase hashes, by kwx.text."""
+    found = [module.words(text) for text in texts]
+    return [([getattr(each, name).tolist() for name in FIELDS],
+             module.sorted_unique(module.occurrences(each).hashes).tolist()) for each in found]
+
+
+@pytest.mark.parametrize("off_by", ["the switch", "other expressions", "other special cases"])
+def test_with_the_imitation_off_the_words_and_phrase_hashes_are_the_same(
+        off_by, dev_site_pages, monkeypatch, afresh):
+    """Off by :data:`kwx.spacy_rules.ENABLED`, or as under a spaCy whose rules are not
+    the checked ones: kwx.text gives every chunk it has not seen to an untouched spaCy
+    tokenizer, and finds the same words and phrases on real pages as with the
+    shortcuts."""
+    from kwx.document import read_document
+
+    texts = [read_document(page).text for page in dev_site_pages[:50]]
+    texts += [TRICKY_LINES[0], "\n".join(TRICKY_LINES), " ".join(unit_chunks(5, 1500)),
+              " ".join(numeric_chunks(5, 1500)), " ".join(generated_chunks(5, 1500)),
+              "  leading and  double  spaces ", "a\n\nb"]
+    chunks = {chunk for text in texts if not module._has_empty_chunk(text)
+              for line in text.split("\n") for chunk in line.split(" ")}
+    asked = []
+    spacy_rows = module._spacy_chunk_rows
+    monkeypatch.setattr(module, "_spacy_chunk_rows",
+                        lambda batch: asked.extend(batch) or spacy_rows(batch))
+    shortcuts = _words_and_hashes(texts)
+    assert module._imitation().active
+    assert len(set(asked)) < len(chunks) / 3  # the shortcuts did most of the work
+
+    if off_by == "the switch":
+        monkeypatch.setattr(spacy_rules, "ENABLED", False)
+    elif off_by == "other expressions":
+        monkeypatch.setattr(spacy_rules, "CHECKED_RULES", "another spaCy's")
+    else:
+        monkeypatch.setattr(spacy_rules, "CHECKED_SPECIALS", "another spaCy's")
+    module.reset()
+    asked.clear()
+    without = _words_and_hashes(texts)
+    imitation = module._imitation()
+    assert not imitation.active and not imitation.compiled and not imitation.by_shape.shapes
+    assert not isinstance(module.tokenizer().suffix_search, TailSuffixSearch)
+    assert len(module.tokenizer().vocab.lex_attr_getters) > len(spacy_rules.LEXEME_ATTRS)
+    assert sorted(asked) == sorted(chunks)  # every chunk went to spaCy, once
+    assert sum(len(fields[0]) for fields, _ in without) > 10_000  # words
+    assert without == shortcuts

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import typer
 
-from denoise.cli_common import VersionOption, run, version_command
+from commands.common import VersionOption, run, version_command
 
 app = typer.Typer(
     help="Near-duplicate detection and page classification, with templates removed first.",
@@ -27,10 +27,10 @@ def main() -> None:
 
 
 # `mining dedup` lives in its own module; importing it registers it.
-from mining import cli_dedup  # noqa: E402, F401
+from commands import mining_dedup  # noqa: E402, F401
 
 app.command("version")(version_command)
 
 
 # The classification commands live in their own module; importing it registers them.
-from mining import cli_classify  # noqa: E402, F401
+from commands import mining_classify  # noqa: E402, F401

@@ -3,11 +3,11 @@ counted by Spark, and the same labels as :func:`denoise.site.batch.label_sites`.
 
 The plan:
 
-1. ``mapInArrow`` (:func:`denoise.spark_frame.page_rows`): each page segmented the way
+1. ``mapInArrow`` (:func:`engine.spark_frame.page_rows`): each page segmented the way
    the method segments it; out come its site, its page key, the block digests
    :meth:`FingerprintMethod.fit` counts (recorded from a fit on that page alone, so they
    are exactly those) and the segmented page without its HTML (encoded by
-   :mod:`denoise.blockcodec`: JSON and raw arrays, never pickle).
+   :mod:`engine.blockcodec`: JSON and raw arrays, never pickle).
 2. ``groupBy(site, digest)`` over the distinct (site, page key, digest) rows: on how
    many pages each digest is (a page counted once by its key, as
    :class:`~denoise.site.counts.MemoryCounts` does); ``groupBy(site)``: the site's pages
@@ -32,7 +32,6 @@ from typing import TYPE_CHECKING, ClassVar
 import numpy as np
 
 from denoise.arrays import sorted_unique
-from denoise.blockcodec import decode_blocks, encode_blocks
 from denoise.decode import DEFAULT_MAX_BYTES
 from denoise.errors import PageError
 from denoise.page import Page
@@ -40,8 +39,9 @@ from denoise.reader import Skipped
 from denoise.site.base import LabeledPage, page_key
 from denoise.site.batch import SiteReport
 from denoise.site.fingerprint import FingerprintMethod
-from denoise.spark_engine import arrow_schema
-from denoise.spark_frame import ORDER, page_rows, skip_of
+from engine.blockcodec import decode_blocks, encode_blocks
+from engine.spark import arrow_schema
+from engine.spark_frame import ORDER, page_rows, skip_of
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -80,7 +80,7 @@ def label_sites_spark(spark: SparkSession, tag: str, inputs: Sequence[str], *, t
     """The skipped items in input order, then the labelled pages in the embedded order.
 
     ``lines(page)`` makes a page's output text on the executors (a module-level function:
-    it is pickled by name). Run inside :func:`denoise.spark_frame.spark_work` (``tag``).
+    it is pickled by name). Run inside :func:`engine.spark_frame.spark_work` (``tag``).
     """
     from pyspark import StorageLevel
     from pyspark.sql import functions as F
@@ -160,7 +160,7 @@ class _KnownCounts:
 
 @dataclass(frozen=True)
 class _Segment:
-    """Step 1 (a :class:`~denoise.spark_frame.RowJob`): a page's site, key, counted
+    """Step 1 (a :class:`~engine.spark_frame.RowJob`): a page's site, key, counted
     digests, and its segmented blocks without the HTML."""
 
     theta: float

@@ -1,9 +1,9 @@
 """Per-page rows as a Spark DataFrame, for the commands whose work goes on in Spark after
 the per-page step: ``denoise site`` (digests counted with ``groupBy``) and ``mining dedup``
-(band keys joined). :mod:`denoise.spark_engine` streams each page's output *lines* back to
+(band keys joined). :mod:`engine.spark` streams each page's output *lines* back to
 the driver; here each page becomes a *row* of columns that stays on the executors.
 
-Inputs are read as :mod:`denoise.spark_engine` reads them, with its helpers: local paths
+Inputs are read as :mod:`engine.spark` reads them, with its helpers: local paths
 on the driver by :func:`read_pages`, sent in chunks; URIs by the executors with
 ``binaryFiles``. Every chunk's rows are checkpointed on the executors
 (``localCheckpoint``) as soon as they are made, so the driver keeps none of the HTML it
@@ -21,12 +21,12 @@ from contextlib import contextmanager
 from functools import partial, reduce
 from typing import TYPE_CHECKING, Protocol
 
-from denoise.batch import internal_reason
 from denoise.decode import DEFAULT_MAX_BYTES
 from denoise.errors import PageError
 from denoise.page import Page
 from denoise.reader import Skipped, read_pages
-from denoise.spark_engine import (
+from engine.batch import internal_reason
+from engine.spark import (
     CHUNK_BYTES,
     CHUNK_PAGES,
     PAGES_SCHEMA,
@@ -78,7 +78,7 @@ class RowJob(Protocol):
 
 @contextmanager
 def spark_work(spark: SparkSession) -> Iterator[str]:
-    """One command's Spark jobs: the batch settings of :mod:`denoise.spark_engine`, a
+    """One command's Spark jobs: the batch settings of :mod:`engine.spark`, a
     failed job as one-line :class:`SparkJobError`, the run's jobs cancelled when it stops
     early. Yields the run's job tag (threads that start jobs must add it)."""
     errors = spark_errors()

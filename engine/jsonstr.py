@@ -2,7 +2,7 @@
 
 An output line is put together from its fields' JSON forms rather than a dict through
 ``json.dumps``: a page's text is thousands of characters, and json's own encoder took
-26.7 us a page where the compiled one, :func:`denoise._compiled.json_string`, which
+26.7 us a page where the compiled one, :func:`engine._kernels.json_string`, which
 copies the runs between escapes whole, takes 7.9 (``benchmarks/references_ab.py``).
 """
 
@@ -11,11 +11,11 @@ from __future__ import annotations
 from json.encoder import encode_basestring
 
 try:
-    from denoise._compiled import json_string as _compiled_json_string
+    from engine import _kernels
 except ImportError:  # the compiled extension is optional
-    _compiled_json_string = None
+    _kernels = None
 
 #: ``text`` as a quoted JSON string (the compiled encoder where built, else json's).
-json_str = _compiled_json_string if _compiled_json_string is not None else encode_basestring
+json_str = _kernels.json_string if _kernels is not None else encode_basestring
 
 __all__ = ["json_str"]

@@ -1,23 +1,29 @@
-"""The command-line side of :mod:`denoise.batch`, shared by every per-page batch command
+"""What every command line of the toolkit shares (``denoise``, ``kwx``, ``mining``).
+
+One plain line on a console, the one-line error that ends a command, ``--version``,
+how a command's own process is set up (:func:`run`); the input argument and the
+options of a batch over pages; and the batch runner of every per-page command
 (``denoise apply``, ``kwx extract``, ``mining classify predict``): the ``--jobs``,
-``--resume`` and ``--engine`` options, a progress bar with pages per second (on a terminal
-only), bad items named on stderr, the closing summary line, and the exit codes.
-``--engine spark`` runs the same job on Apache Spark (:mod:`denoise.spark_engine`).
+``--resume`` and ``--engine`` options, a progress bar with pages per second (on a
+terminal only), bad items named on stderr, the closing summary line, and the exit
+codes. ``--engine spark`` runs the same job on Apache Spark (:mod:`engine.spark`).
 """
 
 from __future__ import annotations
 
+import signal
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import ExitStack
 from enum import StrEnum
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, NoReturn
 
 import typer
 from rich.console import Console
 from rich.progress import (
+    BarColumn,
     Progress,
     ProgressColumn,
     SpinnerColumn,
@@ -27,12 +33,69 @@ from rich.progress import (
 )
 from rich.text import Text
 
-from denoise.batch import BatchSummary, PageJob, ResumableOutput, default_jobs, run_batch
-from denoise.cli_common import say as _say
 from denoise.errors import DenoiseError, PageError
 from denoise.page import Page
 from denoise.reader import Skipped, read_pages
-from denoise.spark_engine import DEFAULT_MASTER, SparkJobError, run_pages_spark, spark_session
+from engine.batch import BatchSummary, PageJob, ResumableOutput, default_jobs, run_batch
+from engine.spark import DEFAULT_MASTER, SparkJobError, run_pages_spark, spark_session
+
+
+def say(console: Console, line: str) -> None:
+    """One plain line on ``console``: no markup, no colours, no wrapping."""
+    console.print(line, markup=False, highlight=False, soft_wrap=True)
+
+
+def fail(err: Console, message: object, code: int = 2) -> typer.Exit:
+    """Print ``error: message`` on ``err``; the exit to raise (2: unusable input or
+    option, 1: nothing could be done)."""
+    say(err, f"error: {message}")
+    return typer.Exit(code)
+
+
+def toolkit_version() -> str | None:
+    """The installed distribution's version; None when run from a source tree."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("webdenoise")
+    except PackageNotFoundError:
+        return None
+
+
+def _show_version(value: bool) -> None:
+    if not value:
+        return
+    found = toolkit_version()
+    if found is None:
+        typer.echo("error: webdenoise is not installed, so it has no version "
+                   "(pip install -e .)", err=True)
+        raise typer.Exit(1)
+    typer.echo(f"webdenoise {found}")
+    raise typer.Exit()
+
+
+VersionOption = Annotated[bool, typer.Option(
+    "--version", callback=_show_version, is_eager=True,
+    help="Print the toolkit's version and exit.")]
+
+
+def version_command() -> None:
+    """Print the toolkit's version."""
+    _show_version(True)
+
+
+def _terminated(signum: int, frame: object) -> NoReturn:
+    raise KeyboardInterrupt
+
+
+def run(app: typer.Typer) -> None:
+    """Run ``app`` as a program (the console scripts' entry point): SIGTERM then ends a
+    command as Ctrl-C does, so a batch keeps what it wrote (resumable) and shuts its
+    workers down. Set here and not on import or in the apps themselves: the process
+    is the command's own, never a program that embeds the library (or a test that
+    invokes an app in-process)."""
+    signal.signal(signal.SIGTERM, _terminated)
+    app()
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -101,7 +164,7 @@ def run_pages(err: Console, inputs: Sequence[str], job: PageJob, *, out: Path, j
                 spark = stack.enter_context(spark_session(spark_master))
             job.setup()  # load models here first: a bad model is one clear line, before any work
         except DenoiseError as error:
-            _say(err, f"error: {error}")
+            say(err, f"error: {error}")
             raise typer.Exit(2) from None
         return _run(err, inputs, job, out=out, jobs=jobs, resume=resume, settings=settings,
                     max_bytes=max_bytes, site=site, what=what, quiet_single=quiet_single,
@@ -118,12 +181,12 @@ def _run(err: Console, inputs: Sequence[str], job: PageJob, *, out: Path, jobs: 
             output = ResumableOutput(out, {**settings, "inputs": [str(i) for i in inputs]},
                                      resume=resume)
     except (DenoiseError, OSError) as error:
-        _say(err, f"error: {error}" if isinstance(error, DenoiseError)
+        say(err, f"error: {error}" if isinstance(error, DenoiseError)
              else f"error: {out}: cannot write ({error.strerror or error})")
         raise typer.Exit(2) from None
 
     def skip(item: Page | Skipped, reason: PageError | Skipped) -> None:
-        _say(err, f"skipped {reason}")
+        say(err, f"skipped {reason}")
 
     stream = output.stream if output is not None else sys.stdout
     workers = jobs or (1 if quiet_single else default_jobs())  # one page: no pool to start
@@ -152,27 +215,76 @@ def _run(err: Console, inputs: Sequence[str], job: PageJob, *, out: Path, jobs: 
         if output is not None:
             output.close()
             if not output.direct:
-                _say(err, f"interrupted: {output.partial} holds what was done; run again "
+                say(err, f"interrupted: {output.partial} holds what was done; run again "
                      "with --resume to continue")
         raise typer.Exit(130) from None
     except SparkJobError as error:
         if output is not None and not output.direct:
             output.close()
-            _say(err, f"error: {error}; {output.partial} holds what was done: --resume "
+            say(err, f"error: {error}; {output.partial} holds what was done: --resume "
                  "continues")
         else:
             if output is not None:
                 output.close()
-            _say(err, f"error: {error}")
+            say(err, f"error: {error}")
         raise typer.Exit(1) from None
     except OSError as error:
         if output is not None:
             output.close()
-        _say(err, f"error: {out}: cannot write ({error.strerror or error})")
+        say(err, f"error: {out}: cannot write ({error.strerror or error})")
         raise typer.Exit(1) from None
     summary.started, summary.cpu_started = clocks
     if not (quiet_single and summary.written == 1 and not summary.skipped):
-        _say(err, summary.line())
+        say(err, summary.line())
     if not summary.written and not summary.resumed:
         raise typer.Exit(1)
     return summary
+
+
+InputsArg = Annotated[
+    list[str],
+    typer.Argument(
+        help="Pages to read: folders of .html/.htm/.html.gz files, .tar/.tar.gz/.tar.xz "
+        "archives, WARC files, JSON lines files of {url, html}, single .html files, or - "
+        "for standard input.",
+        show_default=False,
+        metavar="INPUT...",
+    ),
+]
+MaxBytesOption = Annotated[int, typer.Option(min=1, help="Skip pages larger than this many bytes.")]
+
+
+def fraction(value: float | None) -> float | None:
+    """Typer callback: a share in (0, 1]."""
+    if value is not None and not 0.0 < value <= 1.0:
+        raise typer.BadParameter(f"must be in (0, 1], got {value}")
+    return value
+
+
+def progress_bar(err: Console) -> Progress:
+    """A progress bar on ``err`` with a count of a known total (on a terminal only)."""
+    return Progress(SpinnerColumn(), TextColumn("{task.description}"), BarColumn(),
+                    TextColumn("{task.completed}/{task.total}"), TimeElapsedColumn(),
+                    console=err, transient=True, disable=not err.is_terminal)
+
+
+def skipper(skipped: list[Skipped | PageError], err: Console) -> Callable[[PageError], None]:
+    """What a batch does with a page it cannot use: name it on stderr, keep it (to count
+    it by reason), go on."""
+    def skip(error: PageError) -> None:
+        skipped.append(error)
+        say(err, f"skipped {error}")
+
+    return skip
+
+
+def read_inputs(inputs: list[str], max_bytes: int, skipped: list[Skipped | PageError],
+                err: Console, site: str | None = None) -> Iterator[Page]:
+    """The pages of ``inputs``; an item that cannot be read is named on stderr and kept
+    in ``skipped``."""
+    for item in read_pages(inputs, site=site, max_bytes=max_bytes):
+        if isinstance(item, Skipped):
+            skipped.append(item)
+            say(err, f"skipped {item}")
+        else:
+            yield item

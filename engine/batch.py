@@ -44,7 +44,7 @@ from typing import Protocol, TextIO
 
 from threadpoolctl import threadpool_limits
 
-from denoise.errors import DenoiseError, PageError
+from denoise.errors import PageError, ResumeError
 from denoise.output import output_target
 from denoise.page import Page
 from denoise.reader import Skipped
@@ -76,8 +76,6 @@ class PageJob(Protocol):
         """The output lines of one page (each ending in a newline)."""
 
 
-class ResumeError(DenoiseError):
-    """A run cannot be resumed: its progress file is missing, corrupt or disagrees."""
 
 
 @dataclass

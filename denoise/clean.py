@@ -1,0 +1,276 @@
+"""One de-noising step: a page in, what a mode keeps of it out.
+
+Every application of the toolkit reads pages through here: ``kwx`` takes keywords from
+the kept text, ``mining`` shingles or classifies it, ``denoise apply`` writes it. A
+*mode* names what is removed (Chakrabarti, Kumar & Punera 6.2 compare the first three):
+
+- ``none`` (FULLTEXT): nothing; the page's visible body text.
+- ``site`` (SITELEVEL): what the site-level fingerprint method calls template, fitted on
+  the other pages of the site (:func:`clean_pages`; a page alone on its site keeps all
+  its text). The method is the one whose labels train the page-level model
+  (:func:`denoise.training.site_labeller`).
+- ``page`` (PAGELEVEL): what the page-level detector calls template at its operating
+  point, page by page: by default the shipped detector cut at :data:`PAGE_RECALL`.
+- ``main``: everything but the page's main content (:mod:`denoise.main_content`:
+  template model and a model of gold main texts, one best region, never empty when the
+  page has text). The default: on pages of sites no model saw it finds 96% of the
+  near-duplicate pairs copied across sites against 76% for ``page`` and 57% for
+  ``none`` (``benchmarks/dedup.py --heldout``), and it is the best input of the
+  classifier on templated pages (``benchmarks/webkb_templated.py``).
+
+The result (:class:`Cleaned`) keeps the page's blocks, which chunks of text are kept,
+the block scores and the operating point, and the page's title and meta description,
+so an application needs nothing below this module. A page is parsed once: the tree is
+let go as soon as the walks that read it are done.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+from enum import StrEnum
+from functools import cache, cached_property, lru_cache
+from typing import Any
+
+import numpy as np
+
+from denoise.arguments import expect_page, expect_pages
+from denoise.blocks import DomIndex, PageBlocks, index_dom, segment_dom
+from denoise.detector import PageScores, TemplateDetector, block_lines
+from denoise.errors import PageError
+from denoise.features import SCHEME, markup_stats, page_features
+from denoise.head import head_texts
+from denoise.html import parse_html
+from denoise.main_content import (
+    MainContentExtractor,
+    default_extractor,
+    main_content_model_path,
+)
+from denoise.model import default_model_path
+from denoise.page import Page
+from denoise.site.batch import label_sites
+from denoise.training import site_labeller
+
+#: The page-level detector's operating point for ``page`` (Kołcz & Yih's 50% recall).
+#: Not its stored operating point (90% cross-site precision, 96% recall): there it
+#: removes all the text of about one page in ten of the near-duplicate benchmark, and a
+#: mining task loses more from removed content than from a template left in (on the dev
+#: benchmarks recall 0.5 found 89% of the duplicates against 80%, and lost 1% of WebKB
+#: accuracy against 6%).
+PAGE_RECALL = 0.5
+
+
+class Mode(StrEnum):
+    """What is removed from a page (see the module notes), by command-line name."""
+
+    none = "none"
+    site = "site"
+    page = "page"
+    main = "main"
+
+
+#: The mode every command and function uses unless told otherwise.
+DEFAULT_MODE = Mode.main
+
+
+@dataclass(frozen=True, slots=True)
+class Parsed:
+    """A page once parsed and segmented, its tree already let go."""
+
+    page: Page
+    dom: DomIndex  # without its tree
+    blocks: PageBlocks
+    markup: tuple[np.ndarray, np.ndarray, np.ndarray] | None  # for the detector's features
+    head: tuple[str, str, str]  # title, meta keywords, meta description
+
+
+def parse(page: Page, *, markup: bool = True) -> Parsed:
+    """Parse ``page`` once and gather what scoring and keeping read: its index, blocks,
+    head texts and, with ``markup``, the markup counts the detector's features need."""
+    root = parse_html(page.html, page.id)
+    dom = index_dom(root)
+    counts = markup_stats(root) if markup else None
+    head = head_texts(root)
+    blocks = segment_dom(page, dom, SCHEME)
+    del root
+    dom = dom.without_tree()  # the last hold on the tree: it is freed here
+    return Parsed(page=page, dom=dom, blocks=blocks, markup=counts, head=head)
+
+
+@dataclass(frozen=True, eq=False)
+class Cleaned:
+    """What a mode keeps of a page.
+
+    ``keep`` marks the kept chunks of ``blocks`` (text outside the body's blocks, as in
+    ``<head>``, is never kept); ``scores`` are the block scores the mode cut
+    (``page``, ``main``; None for ``none`` and ``site``), and ``threshold`` the score
+    from which a block was removed.
+    """
+
+    page: Page
+    mode: Mode
+    blocks: PageBlocks
+    keep: np.ndarray  # bool per chunk
+    scores: PageScores | None = None
+    head: tuple[str, str, str] = ("", "", "")  # title, meta keywords, meta description
+
+    @cached_property
+    def text(self) -> str:
+        """The kept text, one line per block (chunks of a block joined by a space)."""
+        return block_lines(self.blocks, self.keep)
+
+    @property
+    def threshold(self) -> float | None:
+        """The operating point: the smoothed score from which a block was removed."""
+        return None if self.scores is None else self.scores.threshold
+
+    @property
+    def title(self) -> str:
+        """The page's ``<title>``."""
+        return self.head[0]
+
+    @property
+    def meta_keywords(self) -> str:
+        """The page's first non-empty meta keywords."""
+        return self.head[1]
+
+    @property
+    def meta_description(self) -> str:
+        """The page's first non-empty meta (or Open Graph) description."""
+        return self.head[2]
+
+    @property
+    def removed_chars(self) -> int:
+        """Characters of body text the mode removed."""
+        blocks = self.blocks
+        removed = (blocks.chunk_block >= 0) & ~self.keep
+        return int((blocks.chunk_ends - blocks.chunk_starts)[removed].sum())
+
+
+class Cleaner:
+    """A mode with its models loaded once: call it on pages, or run its :meth:`steps`
+    over a batch one step at a time (:func:`denoise.steps.step_by_step`).
+
+    Parameters
+    ----------
+    mode : what is removed (any but ``site``, which needs the site's other pages:
+        :func:`clean_pages`).
+    detector : the page-level detector for ``page`` (default: the shipped one at
+        :data:`PAGE_RECALL`); its operating point is the one used.
+    extractor : the main-content extractor for ``main`` (default: the shipped one).
+    """
+
+    def __init__(self, mode: Mode | str = DEFAULT_MODE, *,
+                 detector: TemplateDetector | None = None,
+                 extractor: MainContentExtractor | None = None) -> None:
+        self.mode = Mode(mode)
+        if self.mode is Mode.site:
+            raise ValueError("mode 'site' needs the site's other pages: use clean_pages")
+        if self.mode is Mode.page and detector is None:
+            detector = default_detector()
+        if self.mode is Mode.main and extractor is None:
+            extractor = default_extractor()
+        self.detector = detector if self.mode is Mode.page else None
+        self.extractor = extractor if self.mode is Mode.main else None
+
+    def steps(self) -> list[Callable[[Any], Any]]:
+        """The steps from a page to its :class:`Cleaned`, to apply in turn."""
+        return [self.parse, self.keep]
+
+    def parse(self, page: Page) -> Parsed:
+        """The first step: the page parsed once (with the markup counts scoring needs)."""
+        return parse(page, markup=self.mode is not Mode.none)
+
+    def keep(self, parsed: Parsed) -> Cleaned:
+        """The second step: what the mode keeps of a parsed page."""
+        blocks = parsed.blocks
+        if self.mode is Mode.none:
+            return Cleaned(parsed.page, self.mode, blocks, blocks.chunk_block >= 0,
+                           head=parsed.head)
+        if parsed.markup is None:
+            raise ValueError("the page was parsed without the markup counts scoring needs")
+        features = page_features(parsed.dom, blocks, parsed.markup)
+        if self.extractor is not None:
+            scores = self.extractor.scores(features)
+            keep = self.extractor.kept_chunks(scores)
+        else:
+            assert self.detector is not None  # noqa: S101 (set for every mode but none)
+            scores = self.detector.score_features(features)
+            keep = scores.content_chunks()
+        return Cleaned(parsed.page, self.mode, blocks, keep, scores, head=parsed.head)
+
+    def __call__(self, page: Page) -> Cleaned:
+        """What the mode keeps of ``page``."""
+        return self.keep(self.parse(expect_page(page, "Cleaner")))
+
+
+@lru_cache(maxsize=1)
+def default_detector() -> TemplateDetector:
+    """The shipped page-level detector at :data:`PAGE_RECALL`, loaded once a process."""
+    return TemplateDetector.load().at_recall(PAGE_RECALL)
+
+
+@lru_cache(maxsize=4)
+def _default_cleaner(mode: Mode) -> Cleaner:
+    return Cleaner(mode)
+
+
+def clean(page: Page, mode: Mode | str = DEFAULT_MODE, *,
+          detector: TemplateDetector | None = None,
+          extractor: MainContentExtractor | None = None) -> Cleaned:
+    """What ``mode`` keeps of ``page`` (``none``, ``page`` or ``main``; ``site`` needs
+    the other pages of the site: :func:`clean_pages`). The shipped models are loaded
+    once a process; ``detector`` and ``extractor`` replace them. Raises
+    :class:`~denoise.errors.PageError` for a page that cannot be parsed."""
+    mode = Mode(mode)
+    if detector is None and extractor is None and mode is not Mode.site:
+        return _default_cleaner(mode)(page)
+    return Cleaner(mode, detector=detector, extractor=extractor)(page)
+
+
+def clean_pages(pages: Iterable[Page], mode: Mode | str = DEFAULT_MODE, *,
+                detector: TemplateDetector | None = None,
+                extractor: MainContentExtractor | None = None,
+                on_error: Callable[[PageError], None] | None = None) -> Iterator[Cleaned]:
+    """What ``mode`` keeps of each page, in input order except for ``site`` (which
+    groups the pages by site first: sites in order of first appearance, and hands back
+    copies of the pages without their HTML, so match them by ``id``).
+
+    A page that cannot be parsed goes to ``on_error`` (raised without one).
+    """
+    mode = Mode(mode)
+    pages = expect_pages(pages, "clean_pages")
+    if mode is Mode.site:
+        for labelled in label_sites(pages, lambda _: site_labeller(), on_error=on_error):
+            blocks = labelled.blocks
+            keep = ~labelled.template_chunks() & (blocks.chunk_block >= 0)
+            yield Cleaned(labelled.page, mode, blocks, keep)
+        return
+    cleaner = _default_cleaner(mode) if detector is None and extractor is None else Cleaner(
+        mode, detector=detector, extractor=extractor)
+    for page in pages:
+        try:
+            cleaned = cleaner(page)
+        except PageError as error:
+            if on_error is None:
+                raise
+            on_error(error)
+            continue
+        yield cleaned
+
+
+@cache
+def models_used(mode: Mode | str) -> str | None:
+    """The shipped models ``mode`` reads pages with, as a digest of their files (and the
+    recall for ``page``); None when it uses none. A saved near-duplicate index records
+    it, so sketches made with other models are never compared."""
+    paths = {Mode.page: (default_model_path(),),
+             Mode.main: (default_model_path(), main_content_model_path())}.get(Mode(mode))
+    if paths is None:
+        return None
+    digest = hashlib.sha256()
+    for path in paths:
+        digest.update(path.read_bytes())
+    recall = f" at recall {PAGE_RECALL}" if Mode(mode) is Mode.page else ""
+    return f"sha256:{digest.hexdigest()[:16]}{recall}"

@@ -1,0 +1,24 @@
+"""The shipped models: one folder, every file in its manifest with a matching digest."""
+
+from __future__ import annotations
+
+import hashlib
+
+from denoise.shipped import MODELS, manifest, shipped
+
+
+def test_every_shipped_file_is_in_the_manifest_with_its_digest_and_rebuild_command():
+    entries = manifest()
+    files = {path.name for path in MODELS.glob("*.npz")}
+    assert files == set(entries)
+    for name, entry in entries.items():
+        assert {"what", "trained_on", "rebuild", "sha256"} <= set(entry), name
+        digest = hashlib.sha256(shipped(name).read_bytes()).hexdigest()
+        assert digest == entry["sha256"], f"{name} changed: update the manifest"
+
+
+def test_runtime_finds_its_models_in_the_one_folder():
+    from denoise.main_content import main_content_model_path
+    from denoise.model import default_model_path
+
+    assert default_model_path().parent == main_content_model_path().parent == MODELS
