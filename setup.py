@@ -13,35 +13,18 @@ import numpy
 from Cython.Build import cythonize
 from setuptools import Extension, setup
 
-NUMPY_MACROS = [("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")]
-walk = Extension(
-    "denoise._compiled",
-    ["denoise/_compiled.pyx"],
-    include_dirs=[*lxml.get_include(), numpy.get_include()],
-    define_macros=NUMPY_MACROS,
-    optional=True,
-)
-isotonic = Extension(
-    "denoise._isotonic",
-    ["denoise/_isotonic.pyx"],
-    include_dirs=[numpy.get_include()],
-    define_macros=NUMPY_MACROS,
-    optional=True,
-)
-kwx_kernels = Extension(
-    "kwx._kernels",
-    ["kwx/_kernels.pyx"],
-    include_dirs=[numpy.get_include()],
-    define_macros=NUMPY_MACROS,
-    optional=True,
-)
-mining_kernels = Extension(
-    "mining._kernels",
-    ["mining/_kernels.pyx"],
-    include_dirs=[numpy.get_include()],
-    define_macros=NUMPY_MACROS,
-    optional=True,
-)
-engine_kernels = Extension("engine._kernels", ["engine/_kernels.pyx"], optional=True)
-setup(ext_modules=cythonize([walk, isotonic, kwx_kernels, mining_kernels, engine_kernels],
+
+def kernels(name: str, *, lxml_api: bool = False, numpy_api: bool = True) -> Extension:
+    """The optional extension ``name`` (``package._module``), built from its .pyx."""
+    include = [*(lxml.get_include() if lxml_api else []),
+               *([numpy.get_include()] if numpy_api else [])]
+    macros = [("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")] if numpy_api else []
+    return Extension(name, [name.replace(".", "/") + ".pyx"], include_dirs=include,
+                     define_macros=macros, optional=True)
+
+
+setup(ext_modules=cythonize([kernels("denoise._compiled", lxml_api=True),
+                             kernels("denoise._isotonic"), kernels("kwx._kernels"),
+                             kernels("mining._kernels"),
+                             kernels("engine._kernels", numpy_api=False)],
                             language_level=3, quiet=True))

@@ -30,7 +30,7 @@ from denoise.page import Page
 
 
 def staged(detector: TemplateDetector, page: Page, clock: dict[str, float]) -> PageScores:
-    """``detector.score(page).main_text()``, stage by stage, adding CPU seconds to ``clock``."""
+    """``detector.score(page).content_text()``, stage by stage, adding CPU seconds to ``clock``."""
     marks = [time.process_time()]
     root = parse_html(page.html, page.id)
     marks.append(time.process_time())
@@ -43,7 +43,7 @@ def staged(detector: TemplateDetector, page: Page, clock: dict[str, float]) -> P
     marks.append(time.process_time())
     scores = PageScores(features, raw, detector.smooth(features, raw), detector.threshold)
     marks.append(time.process_time())
-    scores.main_text()
+    scores.content_text()
     marks.append(time.process_time())
     for name, start, end in zip(("parse", "walk+segment", "features", "classifier", "smoothing",
                                  "main text"), marks, marks[1:], strict=False):

@@ -59,7 +59,7 @@ def step_calls(page: Page, detector: TemplateDetector) -> Iterator[tuple[str, tu
     yield "head_texts", (parse_html(page.html, page.id),)
     scores: PageScores = detector.score(page)
     yield "content_chunks", (scores,)
-    yield "json_string", (scores.main_text(),)
+    yield "json_string", (scores.content_text(),)
 
 
 def measure(pages: list[Page], detector: TemplateDetector) -> dict[str, dict[str, float]]:

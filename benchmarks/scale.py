@@ -131,9 +131,16 @@ class Command:
 
 
 def _program(module: str) -> str:
-    """Python that runs ``module``'s program as its console script does (``main``; an
-    older revision, which ab.py may run, had only ``app``)."""
-    return f"import {module} as m; (getattr(m, 'main', None) or m.app)()"
+    """Python that runs ``module``'s program as its console script does (``main``). An
+    older revision, which ab.py may run, had the program in ``<package>.cli`` (before
+    2026-11-28, found by the ``commands`` folder missing beside the imported
+    ``denoise``), and before that only ``app``."""
+    old = f"{module.split('.')[-1]}.cli"
+    return ("import importlib, pathlib, denoise\n"
+            "tree = pathlib.Path(denoise.__file__).resolve().parents[1]\n"
+            f"name = {module!r} if (tree / 'commands').is_dir() else {old!r}\n"
+            "m = importlib.import_module(name)\n"
+            "(getattr(m, 'main', None) or m.app)()")
 
 
 COMMANDS = {c.key: c for c in (

@@ -246,7 +246,7 @@ def _page_body(scores: PageScores, output: Format,
         return clean_html(scores)
     if extractor is not None:  # reuses the template model's scores of the page
         return extractor.text(scores.features, template_raw=scores.raw)
-    return scores.main_text()
+    return scores.content_text()
 
 
 def _page_line(scores: PageScores, output: Format,

@@ -103,8 +103,10 @@ class PageScores:
         tests' reference)."""
         return ~self.template_chunks() & (self.features.blocks.chunk_block >= 0)
 
-    def main_text(self) -> str:
-        """The content text: one line per block (heading, paragraph, list item...)."""
+    def content_text(self) -> str:
+        """The text of every block not called template: one line per block (heading,
+        paragraph, list item...). Not the article alone: that is
+        :func:`denoise.main_text`, or :func:`denoise.clean` in mode ``main``."""
         return block_lines(self.features.blocks, self.content_chunks())
 
 

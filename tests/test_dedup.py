@@ -480,7 +480,7 @@ def test_word_hashes_worked_a_batch_at_a_time_are_each_pages_own(mode):
     job.setup()
     # each mode's text as the detector and the extractor give it whole
     cleaner = job.cleaner
-    text_of = {"none": None, "page": lambda page: cleaner.detector.score(page).main_text(),
+    text_of = {"none": None, "page": lambda page: cleaner.detector.score(page).content_text(),
                "main": lambda page: cleaner.extractor.extract(page)}[mode]
     pages = [article_page(i, seed=2) for i in range(5)]
     pages.insert(2, Page(id="empty.html", html=""))  # refused: no HTML

@@ -192,7 +192,7 @@ def test_scores_are_smoothed_raw_scores_cut_at_the_threshold(detector):
 @pytest.mark.parametrize("number", NEW_SITES)
 def test_main_text_keeps_the_article_and_drops_the_template(detector, number):
     for page in generated_site(number, 2):
-        text = detector.score(page).main_text()
+        text = detector.score(page).content_text()
         for sentence in article_sentences(page):
             assert sentence in text
         for phrase in template_phrases(number):
@@ -238,7 +238,7 @@ def test_an_empty_page_is_a_page_error_naming_it(detector):
     ("\x00binary\x01 junk", "binary"),
 ])
 def test_main_text_of_tiny_or_malformed_html_is_a_string(detector, html, kept):
-    text = detector.score(Page(id="odd.html", html=html)).main_text()
+    text = detector.score(Page(id="odd.html", html=html)).content_text()
     assert isinstance(text, str)
     assert kept in text
 

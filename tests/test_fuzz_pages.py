@@ -392,7 +392,7 @@ def check_library(name: str, data: bytes, models: dict[str, Any]) -> None:
         _text_ok(text, "main_text")
     scores = _refused_or(lambda: models["detector"].score(page))
     if scores is not None:
-        _text_ok(scores.main_text(), "PageScores.main_text")
+        _text_ok(scores.content_text(), "PageScores.content_text")
         _text_ok(clean_html(scores), "clean_html")
         assert np.isfinite(scores.scores).all() and np.isfinite(scores.raw).all()
     keywords = _refused_or(lambda: models["kwx"].extract(page, 10))

@@ -87,7 +87,8 @@ def test_a_page_past_the_markup_cap_parses_as_its_html_up_to_the_cap(monkeypatch
     assert 0 < len(capped.findall(".//a")) < len(etree.fromstring(whole).findall(".//a")) / 2
     # the per-page work sees the same part: the detector keeps the same text
     detector = TemplateDetector.load()
-    assert detector.score(_page_of(html)).main_text() == detector.score(_page_of(cut)).main_text()
+    assert detector.score(_page_of(html)).content_text() == detector.score(
+        _page_of(cut)).content_text()
 
 
 def _page_of(html: str) -> Page:
