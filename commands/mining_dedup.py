@@ -1,17 +1,18 @@
-"""``mining dedup``: near-duplicate pages, templates removed first if asked."""
+"""``mining dedup``: near-duplicate pages, templates removed first if asked.
+
+The pipeline is :func:`engine.dedup.find_duplicates` (``--engine spark``:
+:func:`engine.spark_dedup.dedup_on_spark`); this module holds the options, the
+messages, the progress on a terminal, the JSON lines and the exit codes.
+"""
 
 from __future__ import annotations
 
 import json
 import sys
-from collections import Counter
-from collections.abc import Iterator, Sequence
 from contextlib import ExitStack
-from itertools import islice
 from pathlib import Path
 from typing import Annotated, TextIO
 
-import numpy as np
 import typer
 from rich.console import Console
 from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
@@ -26,32 +27,24 @@ from commands.common import (
     ResumeOption,
     SparkMasterOption,
     fail,
-    read_inputs,
     say,
-    skipper,
 )
 from commands.mining import app
 from denoise.clean import Mode
 from denoise.decode import DEFAULT_MAX_BYTES
-from denoise.errors import DenoiseError, PageError
+from denoise.errors import DenoiseError, PageError, SparkJobError
 from denoise.output import atomic_text
-from denoise.page import Page
-from denoise.reader import Skipped, read_pages
-from engine.batch import BatchSummary, default_jobs, map_pages, skip_reason
-from engine.checkpoint import CHECKPOINT_PAGES, SketchCheckpoint, SketchState
-from engine.spark import SparkJobError, spark_session
-from engine.spark_dedup import SparkMatches, match_on_spark
-from engine.spark_frame import spark_work
-from mining.content import PageWords, page_texts
+from denoise.reader import Skipped
+from engine.batch import BatchSummary
+from engine.checkpoint import CHECKPOINT_PAGES, checkpoint_beside
+from engine.dedup import NO_WORDS, SKETCH_BATCH, Duplicates, find_duplicates
+from engine.spark_dedup import dedup_on_spark
 from mining.dedup import DedupConfig, NearDuplicateIndex, Rule
-from mining.matches import Matches, iter_pairs
-from mining.shingles import shingles_of_words, word_hashes
-from mining.sketchfiles import SketchFiles
-from mining.spill import match_files, sketch_files
 
-#: Pages sketched together (one numpy product each): large enough to amortise the
-#: per-call cost, small enough that a page's shingles are not held for long.
-_BATCH = 256
+#: Pages sketched together (:data:`engine.dedup.SKETCH_BATCH`); with ``CHECKPOINT_PAGES``
+#: handed to :func:`find_duplicates` as they are at the call (the command's tests shrink
+#: them).
+_BATCH = SKETCH_BATCH
 
 
 def _progress(err: Console) -> Progress:
@@ -91,138 +84,84 @@ def _config(err: Console, explicit: dict[str, object], index: Path | None
     return loaded.config, loaded
 
 
-def _page_words(inputs: list[str], config: DedupConfig, jobs: int | None, max_bytes: int,
-                site: str | None, skipped: list[Skipped | PageError],
-                err: Console, done: int = 0) -> Iterator[tuple[Page, np.ndarray]]:
-    """Each page with the word hashes of its text, in input order: on ``jobs`` worker
-    processes, except for ``site`` (a site's pages are compared with each other)."""
-    if config.denoise is Mode.site:
-        texts = page_texts(read_inputs(inputs, max_bytes, skipped, err, site=site), config.denoise,
-                           on_error=skipper(skipped, err))
-        yield from ((page, word_hashes(text)) for page, text in texts)
-        return
-    job = PageWords(config.denoise)
-    job.setup()  # here first: a model that cannot load is one clear line, not dead workers
-    # the first ``done`` items were sketched by an interrupted run: read, not parsed
-    items = islice(read_pages(inputs, site=site, max_bytes=max_bytes), done, None)
-    for item, result in map_pages(items, job, jobs or default_jobs(), own_process=True):
-        if isinstance(result, Skipped | PageError):
-            skipped.append(result)
-            say(err, f"skipped {result}")
-        else:
-            yield item, result
-
-
-def _pages_signed(texts: Iterator[tuple[Page, np.ndarray]], index: NearDuplicateIndex,
-                  config: DedupConfig, skipped: list[Skipped | PageError], err: Console,
-                  progress: Progress, state: SketchState, files: SketchFiles,
-                  checkpoint: SketchCheckpoint | None) -> None:
-    """Sketch the pages that have words into ``files`` (which may hold an earlier run's
-    already), counted in ``state``; pages without words are named on stderr and skipped.
-    With a ``checkpoint``, the state is saved every :data:`CHECKPOINT_PAGES` pages and at
-    the end."""
-    task = progress.add_task("shingling and sketching", total=None)
-    earlier_items, earlier_pages, earlier_skips = state.items, state.pages, state.skipped
-    pending: list[str] = []
-    batch: list[np.ndarray] = []
-
-    def flush() -> None:
-        if batch:
-            sketches = index.sketch(batch)
-            files.add(pending, sketches)
-            if checkpoint is not None:
-                checkpoint.add(pending[:], sketches)
-            state.pages += len(pending)
-            batch.clear()
-            pending.clear()
-
-    def save() -> None:
-        assert checkpoint is not None  # noqa: S101
-        state.items = earlier_items + state.pages - earlier_pages + len(skipped)
-        state.skipped = earlier_skips + Counter(map(skip_reason, skipped))
-        checkpoint.save(state)
-
-    for page, words in texts:
-        progress.advance(task)
-        if not words.size:
-            _no_words(err, skipped, page.id, config)
-            continue
-        state.short += words.size < config.shingle
-        pending.append(page.id)
-        batch.append(shingles_of_words(words, config.shingle))
-        if len(batch) == _BATCH:
-            flush()
-            if checkpoint is not None and checkpoint.unsaved >= CHECKPOINT_PAGES:
-                save()
-    flush()
-    if checkpoint is not None:
-        save()
-
-
-def _no_words(err: Console, skipped: list[Skipped | PageError], page_id: str,
-              config: DedupConfig) -> None:
-    """Name a page without words to shingle (it is skipped)."""
-    skipped.append(PageError(page_id, "no words to shingle"))
-    after = "" if config.denoise is Mode.none else " once its template is removed"
-    say(err, f"skipped {page_id}: no words to shingle{after}")
-
-
-def _matched_on_spark(err: Console, inputs: list[str], config: DedupConfig,
-                      index: NearDuplicateIndex, *, site: str | None, max_bytes: int,
-                      spark_master: str | None, keep_sketches: bool,
-                      skipped: list[Skipped | PageError]) -> SparkMatches:
-    """``--engine spark`` (:mod:`engine.spark_dedup`): the matches; skipped items named
-    as the embedded run names them."""
-
-    def skip(item: Skipped | PageError) -> None:
-        skipped.append(item)
-        say(err, f"skipped {item}")
-
-    def no_words(page_id: str) -> None:
-        _no_words(err, skipped, page_id, config)
-
-    words = PageWords(config.denoise)
+def _sketched(err: Console, cleanup: ExitStack, inputs: list[str],
+              index: NearDuplicateIndex, *, out: Path, jobs: int | None, site: str | None,
+              max_bytes: int, resume: bool) -> Duplicates:
+    """The embedded engine's run (:func:`find_duplicates`), open until ``cleanup`` ends:
+    its progress on a terminal, what it skips named on stderr, its errors as one line."""
+    config = index.config
+    # sketches saved beside --out for --resume (a site's pages go in one run: not saved)
+    folder = None if str(out) == "-" or config.denoise is Mode.site else checkpoint_beside(out)
     try:
-        words.setup()  # here first: a model that cannot load is one clear line
-        with spark_session(spark_master) as spark, spark_work(spark) as tag:
-            found = match_on_spark(spark, tag, inputs, words, index, site=site,
-                                   max_bytes=max_bytes, keep_sketches=keep_sketches,
-                                   on_skip=skip, on_empty=no_words)
+        with _progress(err) as progress:
+            task = progress.add_task("shingling and sketching", total=None)
+            return cleanup.enter_context(find_duplicates(
+                inputs, index=index, jobs=jobs, site=site, max_bytes=max_bytes,
+                checkpoint=folder, resume=resume, on_skip=lambda item: _skipped(err, item),
+                on_empty=lambda page_id: _no_words(err, page_id, config),
+                on_page=lambda: progress.advance(task), own_process=True,
+                batch_pages=_BATCH, checkpoint_pages=CHECKPOINT_PAGES))
+    except DenoiseError as error:  # a model cannot be loaded; nothing to resume
+        raise fail(err, error) from None
+    except OSError as error:  # the sketches or the checkpoint cannot be written
+        where = f"{out}: cannot save the sketches for --resume" \
+            if folder is not None and error.filename == str(folder) else \
+            f"{error.filename}: cannot write the sketches"
+        raise fail(err, f"{where} ({error.strerror or error})", 1) from None
+
+
+def _on_spark(err: Console, inputs: list[str], index: NearDuplicateIndex, *,
+              site: str | None, max_bytes: int, spark_master: str | None,
+              keep_sketches: bool) -> Duplicates:
+    """``--engine spark`` (:func:`dedup_on_spark`): what it found; skipped items named
+    as the embedded run names them."""
+    try:
+        return dedup_on_spark(inputs, index, spark_master=spark_master, site=site,
+                              max_bytes=max_bytes, keep_sketches=keep_sketches,
+                              on_skip=lambda item: _skipped(err, item),
+                              on_empty=lambda page_id: _no_words(err, page_id, index.config))
     except SparkJobError as error:
         raise fail(err, error, 1) from None
     except DenoiseError as error:  # Spark is missing or did not start; a model
         raise fail(err, error) from None
-    return found
 
 
-def _write_pairs(stream: TextIO, matches: Matches, ids: Sequence[str], old_ids: list[str],
-                 with_index: bool, paper: bool) -> int:
-    pairs = matches.pairs()
-    for a, b, indexed, similarity, shared in iter_pairs(pairs):
-        record: dict[str, object] = {"a": ids[a], "b": old_ids[b] if indexed else ids[b],
-                                     "similarity": round(similarity, 4)}
+def _skipped(err: Console, item: Skipped | PageError) -> None:
+    say(err, f"skipped {item}")
+
+
+def _no_words(err: Console, page_id: str, config: DedupConfig) -> None:
+    """Name a page without words to shingle (it is skipped)."""
+    after = "" if config.denoise is Mode.none else " once its template is removed"
+    say(err, f"skipped {page_id}: {NO_WORDS}{after}")
+
+
+def _write_pairs(stream: TextIO, found: Duplicates, with_index: bool) -> int:
+    paper = found.config.rule is Rule.paper
+    count = 0
+    for pair in found.pairs():
+        record: dict[str, object] = {"a": pair.a, "b": pair.b,
+                                     "similarity": round(pair.similarity, 4)}
         if paper:
-            record["matches"] = shared
+            record["matches"] = pair.shared
         if with_index:
-            record["indexed"] = indexed
+            record["indexed"] = pair.indexed
         stream.write(json.dumps(record, ensure_ascii=False) + "\n")
-    return len(pairs)
+        count += 1
+    return count
 
 
-def _write_clusters(stream: TextIO, matches: Matches, ids: Sequence[str],
-                    old_ids: list[str],
-                    with_index: bool) -> tuple[int, int]:
-    clusters = matches.clusters()
-    pages = 0
-    for cluster in clusters:
-        record: dict[str, object] = {"size": cluster.size,
-                                     "pages": [ids[row] for row in cluster.rows.tolist()],
+def _write_clusters(stream: TextIO, found: Duplicates, with_index: bool) -> tuple[int, int]:
+    clusters = pages = 0
+    for cluster in found.clusters():
+        record: dict[str, object] = {"size": cluster.size, "pages": cluster.pages,
                                      "similarity": round(cluster.similarity, 4)}
         if with_index:
-            record["indexed"] = [old_ids[row] for row in cluster.indexed.tolist()]
+            record["indexed"] = cluster.indexed
         stream.write(json.dumps(record, ensure_ascii=False) + "\n")
-        pages += len(cluster.rows)
-    return len(clusters), pages
+        clusters += 1
+        pages += len(cluster.pages)
+    return clusters, pages
 
 
 def _refuse_on_spark(config: DedupConfig, jobs: int | None, resume: bool) -> None:
@@ -313,19 +252,11 @@ def dedup_command(
         ("shingle", shingle), ("rule", rule), ("denoise", denoise), ("threshold", threshold),
         ("num_perm", num_perm), ("seed", seed)) if value is not None}
     config, index_ = _config(err, explicit, index)
-    skipped: list[Skipped | PageError] = []
-    checkpoint: SketchCheckpoint | None = None
-    files: SketchFiles | None = None  # the embedded engine's sketches, ids and keys
-    earlier = 0  # pages an interrupted run sketched
-    with ExitStack() as cleanup:
+    with ExitStack() as cleanup:  # the embedded run's files, until the output is written
         if engine is Engine.SPARK:
             _refuse_on_spark(config, jobs, resume)
-            found = _matched_on_spark(err, inputs, config, index_, site=site,
-                                      max_bytes=max_bytes, spark_master=spark_master,
-                                      keep_sketches=save_index is not None,
-                                      skipped=skipped)
-            ids: Sequence[str] = found.ids
-            sketches, short, matches = found.sketches, found.short, found.matches
+            found = _on_spark(err, inputs, index_, site=site, max_bytes=max_bytes,
+                              spark_master=spark_master, keep_sketches=save_index is not None)
         else:
             if resume and str(out) == "-":
                 raise typer.BadParameter("--resume needs --out FILE (standard output cannot "
@@ -333,44 +264,21 @@ def dedup_command(
             if config.denoise is Mode.site and (jobs is not None or resume):
                 raise typer.BadParameter("--denoise site compares a site's pages with each "
                                          "other in one run: --jobs and --resume do not apply")
-            checkpoint = None if str(out) == "-" or config.denoise is Mode.site else \
-                SketchCheckpoint(out, {"command": "mining dedup",
-                                       "inputs": [str(i) for i in inputs], "site": site,
-                                       "max_bytes": max_bytes,
-                                       "config": config.parameters()}, resume=resume)
-            files = cleanup.enter_context(sketch_files(index_))
-            try:
-                state = checkpoint.restore(files.add) if resume and checkpoint is not None \
-                    else SketchState()
-                summary.resumed, earlier = state.items, state.pages
-                with _progress(err) as progress:
-                    words = _page_words(inputs, config, jobs, max_bytes, site, skipped, err,
-                                        done=state.items)
-                    _pages_signed(words, index_, config, skipped, err, progress, state, files,
-                                  checkpoint)
-            except DenoiseError as error:  # a model cannot be loaded; nothing to resume
-                raise fail(err, error) from None
-            except OSError as error:  # the sketches or the checkpoint cannot be written
-                where = f"{files.folder}: cannot write the sketches" \
-                    if error.filename == str(files.folder) else \
-                    f"{out}: cannot save the sketches for --resume"
-                raise fail(err, f"{where} ({error.strerror or error})", 1) from None
-            ids, short, sketches = files.ids, state.short, None
-            matches = match_files(index_, files) if len(files) else None
-        if not ids or matches is None:
-            summary.count(skipped)  # what was read and skipped is said all the same
+            found = _sketched(err, cleanup, inputs, index_, out=out, jobs=jobs, site=site,
+                              max_bytes=max_bytes, resume=resume)
+        summary.resumed = found.resumed_items
+        if found.matches() is None:
+            summary.count(found.skipped)  # what was read and skipped is said all the same
             say(err, summary.line("sketched"))
             raise fail(err, "no page had words to shingle", 1)
         indexed = len(index_)
         try:
             with atomic_text(out) as stream:
                 if pairs:
-                    count = _write_pairs(stream, matches, ids, index_.ids, index is not None,
-                                         config.rule is Rule.paper)
+                    count = _write_pairs(stream, found, index is not None)
                     found_line = _count(count, "duplicate pair")
                 else:
-                    clusters, in_clusters = _write_clusters(stream, matches, ids, index_.ids,
-                                                            index is not None)
+                    clusters, in_clusters = _write_clusters(stream, found, index is not None)
                     found_line = (f"{_count(clusters, 'cluster')} holding {in_clusters} of "
                                   "these pages")
         except BrokenPipeError:  # a reader like `head` left: not an error
@@ -379,11 +287,8 @@ def dedup_command(
         except OSError as error:
             raise fail(err, f"{out}: cannot write ({error.strerror or error})", 1) from None
         saved = ""
-        if save_index is not None:
-            if files is not None:  # an index holds every sketch and id in memory
-                ids, sketches = files.ids.tolist(), files.read_sketches()
-            assert sketches is not None  # noqa: S101 - kept when an index is to be saved
-            index_.add(list(ids), sketches)
+        if save_index is not None:  # an index holds every sketch and id in memory
+            index_.add(list(found.ids), found.sketches())
             try:
                 index_.save(save_index, {"inputs": [str(i) for i in inputs]})
             except OSError as error:
@@ -391,9 +296,9 @@ def dedup_command(
                             1) from None
             saved = f"; index of {len(index_)} pages saved to {save_index}"
         against = f" (against {indexed} indexed pages in {index})" if index is not None else ""
-        if checkpoint is not None:
-            checkpoint.finish()  # the output is whole: nothing to resume
-        summary.written = len(ids) - earlier  # this run's; an earlier run's are "resumed"
-        summary.count(skipped)
-    say(err, f"{summary.line('sketched')}; {short} shorter than a shingle (shingled whole); "
-         f"{found_line}{against}; {config.describe()}{saved}")
+        # this run's pages; an earlier run's are "resumed"
+        summary.written = len(found.ids) - found.resumed_pages
+        summary.count(found.skipped)
+    # the output is whole: leaving the block removes the sketches (and --resume's)
+    say(err, f"{summary.line('sketched')}; {found.short} shorter than a shingle (shingled "
+         f"whole); {found_line}{against}; {config.describe()}{saved}")

@@ -116,7 +116,7 @@ def isotonic_smooth(
 def smooth_page(scores: np.ndarray, parents: np.ndarray, weights: np.ndarray,
                 areas: np.ndarray, c: float, levels: int) -> np.ndarray:
     """``isotonic_smooth(scores, parents, weights=weights, penalties=area_penalties(areas,
-    c, parents=parents), levels=levels)``, the same output (``tests/test_smooth.py``
+    c, parents=parents), levels=levels)``, the same output (``tests/denoise/test_smooth.py``
     compares them), for a page's tree of scored blocks as
     :func:`denoise.features.page_features` makes it: int32 parents in preorder, weights
     of at least 1, finite areas of at least 0.

@@ -78,7 +78,7 @@ class ChunkIndex:
         """Signed 64-bit digest of the text of each run of chunks ``[start, end)``.
 
         ``denoise._compiled.text_keys`` repeats these steps in C: change both together
-        (``tests/test_fingerprint.py`` compares them)."""
+        (``tests/denoise/site/test_fingerprint.py`` compares them)."""
         if not len(self.byte_first):
             return np.zeros(len(spans), dtype=np.int64)
         empty, first, last = self._runs(spans)

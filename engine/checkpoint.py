@@ -2,16 +2,17 @@
 where an interrupted run stopped instead of parsing every page again.
 
 Sketching (parse, de-noise, shingle, MinHash) is nearly all of a run's work; matching
-the sketches happens at the end and is redone. The state lives beside the output, in
-``OUT.sketches/``: one ``part-NNNNNN.npz`` per checkpoint holding the pages sketched
-since the last one (their ids in the header, their sketches as an array), and
-``progress.json`` saying how many parts and input items are done, how many pages were
-short, the skips counted by reason, and the run's settings (which must match on resume).
-Parts are written before the progress that names them, each atomically, so a run killed
-at any moment leaves a state that resumes to the same output; a part the progress does
-not name is ignored and written again. Appending parts keeps the cost linear: nothing
-already saved is written twice. Only the pages since the last save are held in memory,
-and a resumed run reads the saved parts back one at a time.
+the sketches happens at the end and is redone. The state lives in a folder of its own
+(``mining dedup``'s is ``OUT.sketches/``, beside its output): one ``part-NNNNNN.npz``
+per checkpoint holding the pages sketched since the last one (their ids in the header,
+their sketches as an array), and ``progress.json`` saying how many parts and input
+items are done, how many pages were short, the skips counted by reason, and the run's
+settings (which must match on resume). Parts are written before the progress that
+names them, each atomically, so a run killed at any moment leaves a state that resumes
+to the same output; a part the progress does not name is ignored and written again.
+Appending parts keeps the cost linear: nothing already saved is written twice. Only
+the pages since the last save are held in memory, and a resumed run reads the saved
+parts back one at a time.
 """
 
 from __future__ import annotations
@@ -49,11 +50,17 @@ class SketchState:
     skipped: Counter[str] = field(default_factory=Counter)
 
 
-class SketchCheckpoint:
-    """``OUT.sketches/``: where a run's sketches are saved, and read back on resume."""
+def checkpoint_beside(out: Path) -> Path:
+    """The checkpoint folder of a run writing to ``out``: ``OUT.sketches/``."""
+    return out.with_name(out.name + ".sketches")
 
-    def __init__(self, out: Path, settings: dict[str, object], *, resume: bool) -> None:
-        self.folder = out.with_name(out.name + ".sketches")
+
+class SketchCheckpoint:
+    """A folder (``mining dedup``'s: :func:`checkpoint_beside` its output) where a run's
+    sketches are saved, and read back on resume."""
+
+    def __init__(self, folder: Path, settings: dict[str, object], *, resume: bool) -> None:
+        self.folder = folder
         self.progress = self.folder / "progress.json"
         self.settings = settings
         self.saved_parts = 0  # part files on disk

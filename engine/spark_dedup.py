@@ -19,7 +19,9 @@ The plan:
 
 The verified pairs and the copies of identical sketches come back to the driver as the
 :class:`~mining.matches.Matches` the embedded engine builds, so the clusters (connected
-components) and pairs are written by the same code.
+components) and pairs are written by the same code. :func:`dedup_on_spark` is the whole
+run (a session, the page job, the plan) with the embedded engine's result,
+:class:`~engine.dedup.Duplicates`.
 """
 
 from __future__ import annotations
@@ -31,13 +33,16 @@ from typing import TYPE_CHECKING, ClassVar
 
 import numpy as np
 
+from denoise.clean import Mode
 from denoise.decode import DEFAULT_MAX_BYTES
 from denoise.errors import PageError
 from denoise.page import Page
 from denoise.reader import Skipped
-from engine.spark import arrow_frame, arrow_schema
-from engine.spark_frame import ORDER, page_rows, skip_of
+from engine.dedup import NO_WORDS, Duplicates
+from engine.spark import arrow_frame, arrow_schema, spark_session
+from engine.spark_frame import ORDER, page_rows, skip_of, spark_work
 from mining.banding import flatten_keys
+from mining.content import PageWords
 from mining.dedup import DedupConfig, NearDuplicateIndex, Rule
 from mining.matches import Matches, Pairs
 from mining.minhash import EMPTY
@@ -49,9 +54,7 @@ if TYPE_CHECKING:
     import pyarrow as pa
     from pyspark.sql import DataFrame, SparkSession
 
-    from mining.content import PageWords
-
-__all__ = ["SparkMatches", "match_on_spark"]
+__all__ = ["SparkMatches", "dedup_on_spark", "match_on_spark"]
 
 _KEYS = "row long, key long"
 _VERIFIED = "a long, b long, similarity double, shared long"
@@ -67,6 +70,52 @@ class SparkMatches:
     matches: Matches | None
     short: int
     sketches: np.ndarray | None
+
+
+def dedup_on_spark(inputs: Sequence[str], index: NearDuplicateIndex, *,
+                   spark_master: str | None = None, site: str | None = None,
+                   max_bytes: int = DEFAULT_MAX_BYTES, keep_sketches: bool = False,
+                   on_skip: Callable[[Skipped | PageError], None] | None = None,
+                   on_empty: Callable[[str], None] | None = None) -> Duplicates:
+    """:func:`engine.dedup.find_duplicates` on Spark: the pages of ``inputs`` sketched
+    and matched with each other and with ``index`` (its config; ``denoise`` ``site``
+    excepted), on ``spark_master`` (:func:`engine.spark.spark_session`). ``on_skip``
+    and ``on_empty`` are told what is skipped, in input order. ``keep_sketches``
+    brings the sketches back to the driver, for :meth:`Duplicates.sketches`.
+
+    Raises ``SparkUnavailable`` (or another ``DenoiseError``) when Spark or a model
+    cannot be loaded, ``SparkJobError`` when a job fails.
+    """
+    if index.config.denoise is Mode.site:
+        raise ValueError("denoise 'site' compares a site's pages with each other in one "
+                         "process: use engine.dedup.find_duplicates")
+    skipped: list[Skipped | PageError] = []
+
+    def skip(item: Skipped | PageError) -> None:
+        skipped.append(item)
+        if on_skip is not None:
+            on_skip(item)
+
+    def empty(page_id: str) -> None:
+        skipped.append(PageError(page_id, NO_WORDS))
+        if on_empty is not None:
+            on_empty(page_id)
+
+    words = PageWords(index.config.denoise)
+    words.setup()  # here first: a model that cannot load is one clear error
+    with spark_session(spark_master) as spark, spark_work(spark) as tag:
+        found = match_on_spark(spark, tag, inputs, words, index, site=site,
+                               max_bytes=max_bytes, keep_sketches=keep_sketches,
+                               on_skip=skip, on_empty=empty)
+    return Duplicates(index, found.ids, short=found.short, skipped=skipped,
+                      match=lambda: found.matches,
+                      sketches=lambda: _kept(found.sketches))
+
+
+def _kept(sketches: np.ndarray | None) -> np.ndarray:
+    if sketches is None:
+        raise ValueError("the sketches stayed on the executors: run with keep_sketches")
+    return sketches
 
 
 def match_on_spark(spark: SparkSession, tag: str, inputs: Sequence[str], words: PageWords,

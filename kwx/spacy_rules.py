@@ -36,7 +36,7 @@ special-case table) with :data:`CHECKED_SPECIALS`, and :func:`lexeme_digest` (th
 lexeme attribute functions the rows imitate, the stop words, spaCy's symbol ids) with
 :data:`CHECKED_LEXEMES`. :func:`active` is the one place that decides, and
 :data:`ENABLED` turns everything off by hand. The compiled rows are also checked against
-the installed lexeme functions on a probe. ``tests/test_spacy_rules.py`` fails on any
+the installed lexeme functions on a probe. ``tests/kwx/test_spacy_rules.py`` fails on any
 spaCy whose digests differ from the checked ones, re-checks the arguments below on the
 installed expressions, compares every shortcut with spaCy on real pages and generated
 chunks, and kwx's words and phrase hashes with the imitation off and on.
@@ -80,7 +80,7 @@ two. Next to a digit, the only branches that read letters as written, other than
 needing ``$``, ``°``, a character from U+00A1 on or a possessive's apostrophe, are the
 units: a suffix that is one of a list of strings right after a digit, to the end of
 the part, each string a run of letters, two runs with a slash between them, or "%"
-(``tests/test_spacy_rules.py`` checks this on the installed expressions, and that the
+(``tests/kwx/test_spacy_rules.py`` checks this on the installed expressions, and that the
 two sets of runs are theirs). Such a suffix starts at the first letter after a digit
 and no suffix ends inside a run of letters (only units and a possessive's "s" take
 letters off), so it can match only where a whole run after a digit is a unit's first
@@ -265,7 +265,7 @@ class TailSuffixSearch:
     leftmost match of the two is the answer, as the leftmost is in the one expression.
     Which suffix matched does not matter: spaCy reads only the match's length, and every
     match ends where the token does (``$``; a token with a line break, before which
-    ``$`` also matches, is searched by the one expression). ``tests/test_spacy_rules.py``
+    ``$`` also matches, is searched by the one expression). ``tests/kwx/test_spacy_rules.py``
     compares the two on real and generated tokens, and spaCy's tokens with each.
     """
 

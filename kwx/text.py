@@ -163,7 +163,7 @@ def _token_table(text: str) -> tuple[np.ndarray, ...] | None:
     own, so a text of single-space-separated chunks on lines (what :mod:`kwx.document`
     makes) is tokenized chunk by chunk from a cache of chunks seen before
     (:class:`_ChunkTokens`; most of a page's words were seen on earlier pages). Any
-    other text goes to spaCy whole. ``tests/test_kwx.py`` checks the two agree on real
+    other text goes to spaCy whole. ``tests/kwx/test_kwx.py`` checks the two agree on real
     pages.
     """
     if _has_empty_chunk(text):  # then spaCy's whitespace rules apply

@@ -1,15 +1,33 @@
+"""Fixtures every test folder shares, and the markers given by what a test uses.
+
+A test that asks for a fixture reading the shared corpora is marked ``corpus``; a test
+that asks for the Spark session is marked ``spark``; ``corpus`` and ``spark`` tests are
+also ``slow``, so ``pytest -m "not slow"`` runs without the corpora, Java or Spark. Other
+slow tests carry ``@pytest.mark.slow`` themselves. The helpers (``sitegen``, ``kwxpages``,
+``npzfiles``, ``repo``) are in tests/helpers/, on the path through pyproject.toml.
+"""
+
 import importlib.util
 import os
 import shutil
-import sys
-from pathlib import Path
-
-# tests/sitegen.py builds the hand-written sites the tests share
-sys.path.insert(0, str(Path(__file__).parent))
 
 import pytest
 
 from corpora.locate import CorpusMissingError, corpus_path
+
+#: Fixtures that read the shared corpora (tests calling ``corpus_path`` themselves are
+#: marked ``corpus`` by hand).
+CORPUS_FIXTURES = {"dev_site_pages"}
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        if CORPUS_FIXTURES.intersection(item.fixturenames):
+            item.add_marker(pytest.mark.corpus)
+        if "spark" in item.fixturenames:
+            item.add_marker(pytest.mark.spark)
+        if item.get_closest_marker("corpus") or item.get_closest_marker("spark"):
+            item.add_marker(pytest.mark.slow)
 
 
 @pytest.fixture(scope="session")

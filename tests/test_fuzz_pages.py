@@ -436,6 +436,7 @@ FOUND = (
 )
 
 
+@pytest.mark.corpus
 @FUZZ
 @given(damaged=damaged_pages())
 @example(damaged=FOUND[0])
@@ -528,6 +529,7 @@ def check_batch(pages: list[bytes], folder: Path, models: dict[str, Any]) -> Non
             assert models["index"].sketch(sets).shape[0] == len(sets)
 
 
+@pytest.mark.corpus
 @FUZZ
 @given(batch=st.lists(damaged_pages(), min_size=1, max_size=3))
 @example(batch=list(FOUND))

@@ -126,7 +126,8 @@ def test_the_text_cap_leaves_the_shop_pages_as_they_were(monkeypatch):
     assert capped == [extractor.extract(page) for page in pages]
 
 
-@pytest.mark.parametrize("piece", [1, 3, 50, 1 << 16])
+@pytest.mark.parametrize("piece", [pytest.param(1, marks=pytest.mark.slow), 3, 50,
+                                   1 << 16])
 def test_word_hashes_piece_by_piece_are_those_of_the_whole_text(monkeypatch, piece):
     text = " ".join(read_document(_page("".join(_shop_paragraphs()))).text.split())
     text = text.replace("shelf", "sh\u00e9lf").replace("steel", "st\u4e2del")
@@ -166,6 +167,7 @@ def _peak_mb(program: str, args: list[str]) -> float:
     return int(peak) / 1024
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="ru_maxrss in KB: Linux")
 def test_a_page_of_many_small_elements_costs_far_less_than_its_tree(tmp_path):
     words = " ".join(_shop_texts()).split()

@@ -321,6 +321,7 @@ def varied_site(pages: int, seed: int) -> list[PageBlocks]:
     return site
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "params",
     [{}, {"min_blocks": 3, "min_df": 1}, {"template_ratio": 0.6, "early_exit": 0.4},

@@ -128,6 +128,7 @@ def batch_sketches():
         [shingle_hashes(t) for t in texts])
 
 
+@pytest.mark.slow
 def test_copies_of_a_sketch_are_one_row_in_the_buckets_joins(batch_sketches, monkeypatch):
     """A page seen 60 times costs one row in the join (not 1,770 candidate pairs), and
     its copies are spelled out afterwards as in memory."""
@@ -194,6 +195,7 @@ def pages(tmp_path) -> Path:
     return folder
 
 
+@pytest.mark.slow
 def test_cli_sketches_on_disk_and_removes_them(pages, private_tmp, monkeypatch):
     seen = []
     match_files = spill.match_files
@@ -204,9 +206,9 @@ def test_cli_sketches_on_disk_and_removes_them(pages, private_tmp, monkeypatch):
         seen.append(sorted(path.name for path in files.folder.iterdir()))
         return matches
 
-    from commands import mining_dedup as cli_dedup
+    from engine import dedup as engine_dedup
 
-    monkeypatch.setattr(cli_dedup, "match_files", watched)
+    monkeypatch.setattr(engine_dedup, "match_files", watched)
     result = run(["dedup", pages, "--pairs"])
     assert result.exit_code == 0, result.stderr
     assert json_lines(result.stdout) == [{"a": "again.html", "b": "p4.html",
@@ -221,9 +223,10 @@ def test_cli_sketches_on_disk_and_removes_them(pages, private_tmp, monkeypatch):
 def test_cli_removes_its_sketches_after_an_error(pages, private_tmp, monkeypatch, error,
                                                  tmp_path):
     from commands import mining_dedup as cli_dedup
+    from engine import dedup as engine_dedup
 
     made = []
-    original = cli_dedup.shingles_of_words
+    original = engine_dedup.shingles_of_words
 
     def dying(words, k):
         made.extend(private_tmp.iterdir())
@@ -232,7 +235,7 @@ def test_cli_removes_its_sketches_after_an_error(pages, private_tmp, monkeypatch
         return original(words, k)
 
     monkeypatch.setattr(cli_dedup, "_BATCH", 2)
-    monkeypatch.setattr(cli_dedup, "shingles_of_words", dying)
+    monkeypatch.setattr(engine_dedup, "shingles_of_words", dying)
     args = ["dedup", pages, "-o", tmp_path / "out.jsonl", "--jobs", "1"]
     if isinstance(error, KeyboardInterrupt):  # typer stops: exit code 130
         assert run(args).exit_code == 130
@@ -250,6 +253,7 @@ def test_cli_removes_its_sketches_when_nothing_had_words(private_tmp, tmp_path):
     assert list(private_tmp.iterdir()) == []
 
 
+@pytest.mark.slow
 def test_cli_save_index_from_disk_equals_the_in_memory_index(pages, tmp_path):
     saved = tmp_path / "pages.npz"
     assert run(["dedup", pages, "--save-index", saved]).exit_code == 0

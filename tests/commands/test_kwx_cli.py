@@ -5,11 +5,11 @@ import json
 import re
 import shutil
 import tarfile
-from pathlib import Path
 
 import numpy as np
 import pytest
 from kwxpages import GARDEN, write_labelled
+from repo import SHOP
 from sitegen import site_page
 from typer.testing import CliRunner
 
@@ -24,7 +24,6 @@ from kwx.tables import TableFile
 from kwx.text import key_hash
 
 runner = CliRunner()
-SHOP = Path(__file__).resolve().parent.parent / "examples" / "shop"
 
 
 def run(args: list[str], **kwargs):
@@ -69,6 +68,7 @@ def trained(garden, tmp_path_factory):
 # --- extract ------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_extract_one_page_prints_phrase_tab_score_lines_with_the_shipped_defaults(
         shop, shipped_extractor):
     page = shop / "oak-shelf.html"
@@ -86,6 +86,7 @@ def test_extract_one_page_prints_phrase_tab_score_lines_with_the_shipped_default
     assert result.stderr == ""
 
 
+@pytest.mark.slow
 def test_extract_cuts_the_detector_at_the_recall_its_ranker_was_trained_with(tmp_path):
     """The ranker's file records the recall it was trained at; extract de-noises there."""
     header = KeywordRanker.load(shipped(DEFAULT_RANKER)).header_
@@ -102,6 +103,7 @@ def test_extract_cuts_the_detector_at_the_recall_its_ranker_was_trained_with(tmp
     assert len(everything) < len(printed)  # the more template removed, the fewer candidates
 
 
+@pytest.mark.slow
 def test_extract_default_top_is_ten_and_removes_the_menu(shop):
     result = run(["extract", shop / "brass-kettle.html"])
     assert result.exit_code == 0
@@ -113,6 +115,7 @@ def test_extract_default_top_is_ten_and_removes_the_menu(shop):
     assert "kitchen" in kept.stdout.lower()
 
 
+@pytest.mark.slow
 def test_extract_json_and_several_pages_give_one_json_line_per_page_in_order(shop):
     names = ["oak-shelf.html", "brass-kettle.html", "wool-blanket.html"]
     result = run(["extract", *(shop / n for n in names), "-n", "3"])
@@ -129,6 +132,7 @@ def test_extract_json_and_several_pages_give_one_json_line_per_page_in_order(sho
     assert [json.loads(line) for line in lines(single.stdout)] == rows[:1]
 
 
+@pytest.mark.slow
 def test_extract_reads_json_lines_from_standard_input():
     pages = [{"url": f"http://shop.example/{p.stem}", "html": p.read_text()}
              for p in sorted(SHOP.glob("*.html"))[:2]]
@@ -138,6 +142,7 @@ def test_extract_reads_json_lines_from_standard_input():
     assert [row["url"] for row in rows] == [p["url"] for p in pages]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kind", ["jsonl", "tar"])
 def test_one_file_of_several_pages_gives_one_json_line_per_page(kind, tmp_path):
     pages = sorted(SHOP.glob("*.html"))[:2]
@@ -157,6 +162,7 @@ def test_one_file_of_several_pages_gives_one_json_line_per_page(kind, tmp_path):
     assert all(len(row["keywords"]) == 2 for row in rows)
 
 
+@pytest.mark.slow
 def test_a_bad_page_in_a_batch_is_named_counted_and_the_rest_go_on(shop):
     inputs = [shop / "oak-shelf.html", shop / "empty.html", shop / "binary.html",
               shop / "linen-apron.html"]
@@ -170,6 +176,7 @@ def test_a_bad_page_in_a_batch_is_named_counted_and_the_rest_go_on(shop):
     assert "4 pages read, 2 written, 2 skipped" in result.stderr
 
 
+@pytest.mark.slow
 def test_a_folder_with_bad_pages_goes_on(shop):
     result = run(["extract", shop, "-n", "1"])
     assert result.exit_code == 0, result.output
@@ -218,6 +225,7 @@ def test_a_recall_outside_0_1_is_a_usage_error(recall, shop):
     assert "(0, 1]" in result.stderr
 
 
+@pytest.mark.slow
 def test_extract_writes_its_output_file_atomically_and_an_interrupted_run_resumes(
         shop, tmp_path, monkeypatch):
     pages = [str(shop / "oak-shelf.html"), str(shop / "brass-kettle.html")]
@@ -252,6 +260,7 @@ def test_extract_writes_its_output_file_atomically_and_an_interrupted_run_resume
     assert sorted(p.name for p in tmp_path.iterdir()) == ["keywords.jsonl"]
 
 
+@pytest.mark.slow
 def test_resume_needs_an_interrupted_run_with_the_same_options(shop, tmp_path):
     out = tmp_path / "keywords.jsonl"
     result = run(["extract", shop / "oak-shelf.html", "-o", out, "--resume"])
@@ -263,6 +272,7 @@ def test_resume_needs_an_interrupted_run_with_the_same_options(shop, tmp_path):
 # --- train and evaluate -------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_train_writes_a_ranker(trained, garden):
     result, out = trained
     assert result.exit_code == 0, result.output
@@ -275,6 +285,7 @@ def test_train_writes_a_ranker(trained, garden):
     assert [p.name for p in out.parent.iterdir()] == ["m.npz"]
 
 
+@pytest.mark.slow
 def test_evaluate_a_trained_ranker_as_json(trained, garden):
     _, model = trained
     result = run(["evaluate", garden, "-m", model, "--json"])
@@ -292,6 +303,7 @@ def test_evaluate_a_trained_ranker_as_json(trained, garden):
     assert plain["denoise"] is False and plain["pages"] == 6
 
 
+@pytest.mark.slow
 def test_evaluate_prints_a_table(trained, garden):
     _, model = trained
     result = run(["evaluate", garden, "-m", model])
@@ -311,6 +323,7 @@ def test_evaluate_with_a_corrupt_model_is_exit_code_2(garden, tmp_path):
     assert result.stderr.startswith(f"error: {bad}: ")
 
 
+@pytest.mark.slow
 def test_train_skips_bad_pages_and_pages_without_keys(tmp_path):
     folder = write_labelled(tmp_path / "pages", range(3))
     (folder / "unlabelled.html").write_text("<p>no key file beside me</p>")
@@ -327,6 +340,7 @@ def test_train_skips_bad_pages_and_pages_without_keys(tmp_path):
     assert "unlabelled" not in result.stderr
 
 
+@pytest.mark.slow
 def test_train_without_labelled_pages_fails_and_writes_nothing(tmp_path):
     folder = tmp_path / "pages"
     folder.mkdir()
@@ -341,6 +355,7 @@ def test_train_without_labelled_pages_fails_and_writes_nothing(tmp_path):
     assert "notafolder" in re.sub(r"[\s│]", "", missing.stderr)  # in a box, wrapped
 
 
+@pytest.mark.slow
 def test_train_with_keywords_never_on_the_pages_fails_and_keeps_the_old_file(tmp_path):
     folder = write_labelled(tmp_path / "pages", range(2))
     for key in folder.glob("*.key"):
@@ -359,6 +374,7 @@ def test_train_with_keywords_never_on_the_pages_fails_and_keeps_the_old_file(tmp
     assert compared.stdout == ""
 
 
+@pytest.mark.slow
 def test_choosing_the_recall_skips_a_page_that_does_not_parse(tmp_path):
     folder = write_labelled(tmp_path / "pages")
     (folder / "comment.html").write_text("<!-- a comment, no element -->")
@@ -375,6 +391,7 @@ def test_choosing_the_recall_skips_a_page_that_does_not_parse(tmp_path):
     assert json.loads(lines(compared.stdout)[0])["train_pages"] == 6
 
 
+@pytest.mark.slow
 def test_too_few_pages_to_choose_the_recall_is_one_line_error(tmp_path):
     folder = write_labelled(tmp_path / "pages", range(3))
     out = tmp_path / "m.npz"
@@ -404,6 +421,7 @@ def test_the_recall_help_names_each_commands_own_default(command, default):
     assert f"(default: {default}" in flat
 
 
+@pytest.mark.slow
 def test_compare_prints_every_configuration_ord_first(garden):
     result = run(["compare", "--train", garden, "--test", garden, "--json"])
     assert result.exit_code == 0, result.output
@@ -417,6 +435,7 @@ def test_compare_prints_every_configuration_ord_first(garden):
 # --- df build and querylog build ----------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_df_build_writes_a_table_extract_accepts(garden, shop, tmp_path):
     out = tmp_path / "df.npz"
     result = run(["df", "build", garden, shop / "empty.html", "--out", out])
@@ -449,6 +468,7 @@ def test_df_build_without_pages_fails_and_keeps_the_old_file(shop, tmp_path):
     assert [p.name for p in tmp_path.iterdir()] == ["df.npz"]
 
 
+@pytest.mark.slow
 def test_querylog_build_writes_tables_extract_accepts(shop, tmp_path):
     trec = tmp_path / "trec.txt"
     trec.write_bytes(b"1:oak shelf\n2:oak shelf\n3:caf\xe9 tables\n\n4:steel brackets\n")

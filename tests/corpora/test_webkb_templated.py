@@ -188,6 +188,7 @@ def test_host_names_resolve_to_one_folder_per_family():
 # --- the shared corpora --------------------------------------------------------------
 
 
+@pytest.mark.corpus
 def test_real_webkb_pages_in_a_real_news_template():
     try:
         news = corpus_path("sites-dev-news.tar.xz")

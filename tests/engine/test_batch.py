@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import ClassVar
 
 import pytest
+from repo import SHOP
 from typer.testing import CliRunner
 
 from commands import common as cli_batch
@@ -33,7 +34,6 @@ from engine.batch import (
     run_batch,
 )
 
-SHOP = Path(__file__).resolve().parent.parent / "examples" / "shop"
 SETTINGS = {"command": "test", "top": 3}
 
 
@@ -239,6 +239,7 @@ def test_pulls_at_most_a_window_ahead_of_the_output(jobs, window, bound):
 # --- dead workers ---------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_a_page_that_kills_its_worker_is_skipped_and_the_rest_go_on():
     n = 40
     text, summary, skips = run(pages(n), DyingJob(), jobs=2, window=4)
@@ -268,6 +269,7 @@ class SlowSink(Sink):
         return super().write(text)
 
 
+@pytest.mark.slow
 def test_a_worker_dying_while_the_output_is_written():
     # p0 is done, p1 kills its worker while p0 is being written: the pool is broken
     # when the runner hands it the next page
@@ -493,6 +495,7 @@ def shop_output(shop) -> str:
     return result.stdout
 
 
+@pytest.mark.slow
 def test_cli_two_jobs_same_output_as_one(shop, shop_output):
     names = sorted(p.name for p in SHOP.glob("*.html"))
     assert [json.loads(line)["page"] for line in shop_output.splitlines()] == names
@@ -504,6 +507,7 @@ def test_cli_two_jobs_same_output_as_one(shop, shop_output):
     assert summary.startswith(f"{len(names) + 1} pages read, {len(names)} written, 1 skipped (")
 
 
+@pytest.mark.slow
 def test_cli_output_file(shop, shop_output, tmp_path):
     out = tmp_path / "keywords.jsonl"
     result = kwx([shop, "--jobs", "2", "-o", out])
@@ -528,6 +532,7 @@ def test_cli_resume_with_nothing_to_resume(shop, tmp_path):
     assert not out.exists()
 
 
+@pytest.mark.slow
 def test_cli_interrupted_run_resumes(shop, shop_output, tmp_path, monkeypatch):
     out = tmp_path / "k.jsonl"
     read_pages = cli_batch.read_pages

@@ -3,9 +3,9 @@
 import codecs
 import importlib.util
 import sys
-from pathlib import Path
 
 import pytest
+from repo import ROOT
 
 from corpora.content import (
     SETS,
@@ -22,7 +22,7 @@ from corpora.locate import CorpusMissingError, corpus_path
 
 def _load_scoring():
     # benchmarks/ is a folder of scripts, not a package: load the module from its file
-    path = Path(__file__).resolve().parent.parent / "benchmarks" / "content_scoring.py"
+    path = ROOT / "benchmarks" / "content_scoring.py"
     spec = importlib.util.spec_from_file_location("content_scoring", path)
     module = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = module  # dataclasses look their module up
@@ -179,6 +179,7 @@ def test_unknown_set_is_refused():
 # --- the real corpus (skipped when absent) --------------------------------------------
 
 
+@pytest.mark.corpus
 def test_every_set_yields_pages_with_gold():
     try:
         corpus_path("content-dev.tar.xz")

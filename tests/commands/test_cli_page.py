@@ -79,6 +79,7 @@ def new_page(tmp_path):
 # --- train ----------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_train_writes_a_model_and_prints_the_cross_site_report(trained):
     result, out, report = trained
     assert result.exit_code == 0, result.output
@@ -113,6 +114,7 @@ def test_train_leaves_out_sites_with_too_few_pages(sites, tmp_path):
     assert "0 sites with labels" in result.stderr
 
 
+@pytest.mark.slow
 def test_train_can_leave_out_a_site_family(sites, tmp_path):
     held_out = generated_site(0, 1)[0].site  # www.acme.com: given as another of its hosts
     extra = generated_site(len(TRAIN_SITES), 6)  # a 7th site, so folds keep 3 sites to learn

@@ -17,12 +17,12 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from repo import SHOP as EXAMPLES
 from typer.testing import CliRunner
 
 from denoise.output import atomic_text, output_target
 from engine.batch import ResumableOutput, ResumeError
 
-EXAMPLES = Path(__file__).resolve().parent.parent / "examples" / "shop"
 PAGE = EXAMPLES / "oak-shelf.html"
 
 
@@ -154,6 +154,7 @@ _UNTOUCHED = textwrap.dedent("""
 """)
 
 
+@pytest.mark.slow
 def test_library_calls_leave_the_process_as_it_was():
     done = subprocess.run([sys.executable, "-c", _UNTOUCHED, str(EXAMPLES)],
                           capture_output=True, text=True, timeout=120, check=True)
@@ -188,6 +189,7 @@ def _alive(pid: int) -> bool:
     return state != "Z"
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
 @pytest.mark.parametrize("how", [signal.SIGKILL, signal.SIGTERM])
 def test_workers_end_when_their_parent_is_killed(tmp_path, how):
@@ -211,6 +213,7 @@ def test_workers_end_when_their_parent_is_killed(tmp_path, how):
         parent.wait()
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
 def test_sigterm_stops_a_command_as_ctrl_c_does(tmp_path):
     pages = tmp_path / "pages.jsonl"
@@ -277,6 +280,7 @@ def test_every_program_has_a_version_and_plain_flags(module):
             assert "<bool>" not in shown.output
 
 
+@pytest.mark.slow
 def test_a_flag_takes_no_value():
     from commands.kwx import app
 
@@ -302,6 +306,7 @@ _OBJECTIFY = textwrap.dedent("""
 """)
 
 
+@pytest.mark.slow
 def test_lxml_objectify_after_a_batch_in_the_same_process():
     # a process-wide libxml2 allocator, given to etree's copy of libxml2 only, made
     # objectify's copy free a block it had not allocated: the interpreter aborted
@@ -340,6 +345,7 @@ _THREADS = textwrap.dedent("""
 """)
 
 
+@pytest.mark.slow
 def test_trees_freed_in_another_thread_give_their_memory_back():
     done = subprocess.run([sys.executable, "-c", _THREADS, str(PAGE)],
                           capture_output=True, text=True, timeout=300, check=True)

@@ -293,6 +293,7 @@ def labelled(tmp_path) -> Path:
     return tmp_path
 
 
+@pytest.mark.slow
 def test_cli_train_predict_evaluate(labelled):
     model = labelled / "m.npz"
     trained = run(["classify", "train", labelled / "train.tsv", "--out", model])
@@ -439,6 +440,7 @@ def webkb_archive() -> Path:
         pytest.skip(str(missing))
 
 
+@pytest.mark.corpus
 def test_webkb_loader(webkb_archive):
     from corpora.webkb import drop_conflicting_urls, read_webkb, split_http
 

@@ -15,6 +15,7 @@ import types
 from pathlib import Path
 
 import pytest
+from repo import SHOP
 from test_reader import split
 from typer.testing import CliRunner
 from warcio.statusandheaders import StatusAndHeaders
@@ -26,7 +27,6 @@ from denoise.errors import PageError
 from denoise.page import Page
 from denoise.reader import Skipped, read_file_bytes, read_pages
 
-SHOP = Path(__file__).resolve().parent.parent / "examples" / "shop"
 RECORDS = 10
 
 
@@ -212,6 +212,7 @@ def test_a_corrupt_member_through_standard_input(monkeypatch, member):
     assert [item.source for item in skipped] == [f"-@{offsets[member]}"]
 
 
+@pytest.mark.slow
 def test_the_command_line_counts_the_lost_record():
     from commands.denoise import app
 
@@ -327,6 +328,7 @@ def test_a_garbled_record_header_block_is_counted(tmp_path):
     ]
 
 
+@pytest.mark.corpus
 def test_corrupt_members_of_a_warc_of_real_pages(tmp_path):
     """A hundred documentation pages in a .warc.gz, three members damaged three ways."""
     try:

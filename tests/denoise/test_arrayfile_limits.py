@@ -227,6 +227,7 @@ def test_a_directory_that_overstates_a_member_cannot_stretch_its_data(tmp_path):
     assert "member 'weights' holds 80 bytes of data; its header says 800" in refusal(path)
 
 
+@pytest.mark.slow
 def test_a_directory_that_understates_a_bomb_stops_its_decompression(tmp_path):
     """A member whose header and directory say 16 bytes, followed by 64 MiB of zeros: only
     the 16 bytes (and a piece) are ever decompressed; the checksum then fails."""
@@ -251,6 +252,7 @@ def test_a_zip_bomb_over_the_callers_cap_is_refused_before_decompression(tmp_pat
     assert peak_while(lambda: load(path, max_bytes=MIB)) < MIB
 
 
+@pytest.mark.slow
 def test_a_zip_bomb_past_the_free_allowance_is_refused_by_its_ratio(tmp_path, monkeypatch):
     """Zeros expand 1000 times; real arrays do not: beyond FREE_BYTES (lowered here to keep
     the test small) a file may expand MAX_RATIO times its size."""
@@ -319,6 +321,7 @@ def test_members_compressed_otherwise_than_deflate_or_named_twice_are_refused(tm
 # --- through the command line -------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_apply_with_a_crafted_model_says_one_line_and_exits_2(tmp_path):
     """The shipped model with one member whose header claims 10^13 floats: numpy would
     try to allocate 73 TiB and fail with a traceback."""

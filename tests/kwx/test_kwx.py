@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 from kwxpages import GARDEN, garden_page, write_labelled
 from npzfiles import Tripwire, arrays_of, replaced, with_header
+from repo import SHOP
 from spacy.lang.en.stop_words import STOP_WORDS
 
 from denoise.arrayfile import ModelError
@@ -51,8 +52,6 @@ from kwx.text import (
     phrase_hashes,
     words,
 )
-
-SHOP = Path(__file__).resolve().parent.parent / "examples" / "shop"
 
 
 @pytest.fixture(scope="module")
@@ -1408,6 +1407,7 @@ def _spacy_words(text):
         module._token_table, module._kernels = table, compiled
 
 
+@pytest.mark.slow
 def test_a_tokenizer_that_holds_too_many_strings_is_replaced(monkeypatch):
     from kwx import text as module
 

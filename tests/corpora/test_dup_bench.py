@@ -255,6 +255,7 @@ def test_written_page_ids_are_what_read_pages_gives(bench, tmp_path):
 # --- the real corpora ----------------------------------------------------------------
 
 
+@pytest.mark.corpus
 def test_build_on_the_shared_corpora(tmp_path):
     try:
         for name in ("sites-dev-news.tar.xz", "sites-dev-docs.tar.xz", "content-dev.tar.xz"):

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 from kwxpages import GARDEN, garden_html
+from repo import SHOP
 from typer.testing import CliRunner
 from warcio.statusandheaders import StatusAndHeaders
 from warcio.warcwriter import WARCWriter
@@ -22,7 +23,6 @@ from engine.spark import SparkJobError, run_pages_spark
 from kwx.extractor import DEFAULT_DF, DEFAULT_RANKER
 
 runner = CliRunner()
-SHOP = Path(__file__).resolve().parent.parent / "examples" / "shop"
 REFUSED = b"<!-- a comment and nothing else: no element to parse -->"
 
 

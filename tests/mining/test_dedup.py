@@ -498,6 +498,7 @@ def summary(result) -> str:
     return result.stderr.strip().splitlines()[-1]
 
 
+@pytest.mark.slow
 def test_cli_clusters_and_summary(sites):
     result = run(["dedup", sites])
     assert result.exit_code == 0, result.stderr
@@ -524,6 +525,7 @@ def test_the_defaults_are_the_best_measured_configuration():
     assert "[default: paper, or the --index's]" in help_text
 
 
+@pytest.mark.slow
 def test_cli_defaults_find_the_article_copied_into_another_sites_template(sites):
     # with no option: the main content of each page, the paper's rule; whole-text LSH
     # finds only the copy within one site
@@ -557,6 +559,7 @@ def test_cli_removing_the_template_finds_the_same_article_on_another_site(sites)
     assert "denoise site" in summary(result)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("denoise", ["none", "page", "main"])
 def test_cli_worker_processes_give_the_same_pairs(sites, denoise):
     one = run(["dedup", sites, "--pairs", "--denoise", denoise, "--jobs", "1"])
@@ -568,6 +571,7 @@ def test_cli_worker_processes_give_the_same_pairs(sites, denoise):
     assert run(["dedup", sites, "--denoise", "site", "--jobs", "2"]).exit_code == 2
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("options", [["--denoise", "page"], ["--rule", "paper", "--pairs"]])
 def test_cli_other_modes_run(sites, options):
     result = run(["dedup", sites, *options])
@@ -578,6 +582,7 @@ def test_cli_other_modes_run(sites, options):
     assert " sketched, " in summary(result)
 
 
+@pytest.mark.slow
 def test_cli_saved_index_finds_a_copy_of_an_old_page_in_a_new_batch(sites, tmp_path):
     saved_index = tmp_path / "a.npz"
     first = run(["dedup", sites / "a.com", "--save-index", saved_index, "--threshold", "0.9"])
@@ -603,6 +608,7 @@ def test_cli_saved_index_finds_a_copy_of_an_old_page_in_a_new_batch(sites, tmp_p
         {"a": "fresh.html", "b": "fresh.html", "similarity": 1.0, "indexed": True}]
 
 
+@pytest.mark.slow
 def test_cli_refuses_an_index_made_otherwise_or_broken(sites, tmp_path):
     saved_index = tmp_path / "a.npz"
     assert run(["dedup", sites / "a.com", "--save-index", saved_index]).exit_code == 0
@@ -621,6 +627,7 @@ def test_cli_refuses_an_index_made_otherwise_or_broken(sites, tmp_path):
     assert result.exit_code == 2 and "--threshold belong to --rule lsh" in result.stderr
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", [-1, 2**32])
 def test_a_seed_datasketch_cannot_use_is_refused(sites, seed, tmp_path):
     with pytest.raises(ValueError, match=r"seed must be in 0\.\.4294967295"):
@@ -657,6 +664,7 @@ def test_cli_short_pages_are_counted(tmp_path):
     assert "; 3 shorter than a shingle (shingled whole)" in summary(result)
 
 
+@pytest.mark.slow
 def test_cli_reads_json_lines_and_names_pages_by_url(tmp_path):
     story = article_page(1, seed=4).html
     records = [{"url": "http://a.example/1", "html": story},
@@ -716,13 +724,16 @@ def small_checkpoints(monkeypatch):
     return cli_dedup
 
 
+@pytest.mark.slow
 def test_cli_resume_goes_on_where_an_interrupted_run_stopped(sites, tmp_path, monkeypatch,
                                                               small_checkpoints):
     whole = run(["dedup", sites, "--pairs", "-o", tmp_path / "whole.jsonl"])
     assert whole.exit_code == 0 and not (tmp_path / "whole.jsonl.sketches").exists()
     out = tmp_path / "pairs.jsonl"
+    from engine import dedup as engine_dedup
+
     shingled = []
-    original = small_checkpoints.shingles_of_words
+    original = engine_dedup.shingles_of_words
 
     def dying(words, k):
         if len(shingled) == 10:
@@ -730,11 +741,11 @@ def test_cli_resume_goes_on_where_an_interrupted_run_stopped(sites, tmp_path, mo
         shingled.append(words)
         return original(words, k)
 
-    monkeypatch.setattr(small_checkpoints, "shingles_of_words", dying)
+    monkeypatch.setattr(engine_dedup, "shingles_of_words", dying)
     with pytest.raises(RuntimeError, match="killed"):
         run(["dedup", sites, "--pairs", "-o", out])
     assert not out.exists() and (tmp_path / "pairs.jsonl.sketches" / "progress.json").exists()
-    monkeypatch.setattr(small_checkpoints, "shingles_of_words", original)
+    monkeypatch.setattr(engine_dedup, "shingles_of_words", original)
     shingled.clear()
     parsed = []
     from denoise.clean import Cleaner
@@ -753,6 +764,7 @@ def test_cli_resume_goes_on_where_an_interrupted_run_stopped(sites, tmp_path, mo
     assert not (tmp_path / "pairs.jsonl.sketches").exists()
 
 
+@pytest.mark.slow
 def test_cli_resume_refuses_other_options_missing_state_and_standard_output(sites, tmp_path,
                                                                            small_checkpoints):
     out = tmp_path / "pairs.jsonl"

@@ -123,6 +123,7 @@ def _changed(change: str):
     return nlp
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("change", [
     "prefix", "suffix", "infix", "url", "token match", "a new special case",
     "a special case's tokens", "heuristics"])
@@ -220,6 +221,7 @@ def _guarded(op, av) -> bool:
                                        bool(_members(av) & _GUARDS))
 
 
+@pytest.mark.slow
 def test_the_expressions_read_ascii_letters_only_by_case_away_from_digits_dollars_and_degrees():
     tokenizer = module.tokenizer()
     checked = 0
@@ -385,6 +387,7 @@ def unit_chunks(seed: int, count: int) -> list[str]:
         "http://", "www.", "io", "_", "=="], share=0.6, digits=3)
 
 
+@pytest.mark.slow
 def test_cuts_of_shaped_letters_with_digits_are_spacys_cuts():
     later, found = _cuts_checked_against_spacy(unit_chunks, 10000)
     mixed = [cuts for chunk, cuts in zip(later, found, strict=True)
@@ -426,6 +429,7 @@ def glued_to_numbers(seed: int, count: int, pieces: list[str], *, share: float,
     return chunks
 
 
+@pytest.mark.slow
 def test_cuts_of_shaped_numbers_are_spacys_cuts():
     _, found = _cuts_checked_against_spacy(numeric_chunks, 8000)
     assert sum(cuts is not None for cuts in found) > 3000
@@ -453,6 +457,7 @@ def _learnt(chunks: list[str]) -> spacy_rules.ShapeCuts:
     return shapes
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", [1, 2])
 def test_cuts_by_shape_are_spacys_cuts_on_generated_chunks(seed):
     shapes = _learnt(generated_chunks(seed, 6000))
@@ -551,6 +556,7 @@ def test_chunks_the_shapes_cannot_speak_for_go_to_spacy():
     assert off.cuts("other,") is None
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(spacy_rules._kernels is None, reason="the compiled extension is not built")
 def test_the_compiled_cuts_are_the_python_steps():
     shapes = _learnt([*generated_chunks(3, 6000), "Ab's,", "ab\u2019S.", "(\U0001f600x)"])
@@ -563,6 +569,7 @@ def test_the_compiled_cuts_are_the_python_steps():
     assert sum(cuts is not None for cuts in found) > 2000
 
 
+@pytest.mark.slow
 def test_the_chunk_cache_rows_of_shaped_chunks_are_spacys_rows(monkeypatch):
     cache = module._ChunkTokens(10**6)
     monkeypatch.setattr(module, "_chunk_tokens", lambda: cache)
@@ -638,6 +645,7 @@ def _tokens_and_tails(chunks: list[str]) -> list[str]:
     return [chunk[i:] for chunk in chunks for i in range(len(chunk))]
 
 
+@pytest.mark.slow
 def test_the_search_finds_the_expressions_suffix_on_generated_tokens(search):
     chunks = [*EDGES, *generated_chunks(7, 3000), *unit_chunks(7, 3000),
               *numeric_chunks(7, 3000)]
@@ -801,6 +809,7 @@ def test_the_compiled_chunk_rows_are_the_python_steps_rows(dev_site_pages):
                                           previous.count[:0], previous.table))
 
 
+@pytest.mark.slow
 def test_the_compiled_string_ids_are_spacys():
     from spacy.strings import get_string_id
 

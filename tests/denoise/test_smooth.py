@@ -92,6 +92,7 @@ def random_problem(rng, n, root_share=0.2):
 # (a) exact: the least cost over all assignments, on small random trees and forests
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("compiled", KERNELS)
 def test_optimal_against_brute_force_on_small_trees(compiled):
     rng = np.random.default_rng(11)

@@ -12,6 +12,7 @@ from commands.denoise import app
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(CHROMIUM is None, reason="headless Chromium is not installed")
 def test_shaded_page_renders_in_headless_chromium(tmp_path):
     page = site_page(0, 1)

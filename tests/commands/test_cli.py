@@ -17,6 +17,7 @@ def write_site(folder, pages):
         (folder / page.id).write_text(page.html, encoding="utf-8")
 
 
+@pytest.mark.slow
 def test_site_command_reports_and_writes_block_lines(tmp_path):
     write_site(tmp_path / "pages" / "shop", article_site(12))
     out = tmp_path / "blocks.jsonl"
@@ -107,6 +108,7 @@ def test_bad_files_are_skipped_counted_and_named(tmp_path):
     assert "; 1 sites" in result.stderr
 
 
+@pytest.mark.slow
 def test_db_accumulates_counts_across_runs(tmp_path):
     pages = article_site(20)
     write_site(tmp_path / "a", pages[:10])
@@ -191,6 +193,7 @@ def test_output_file_gets_the_usual_permissions(tmp_path):
     assert stat.S_IMODE(out.stat().st_mode) == 0o666 & ~umask
 
 
+@pytest.mark.slow
 def test_site_to_a_reader_that_leaves_exits_0_and_says_the_db_kept_its_counts(tmp_path):
     """`denoise site ... --db F --out - | head -1`: the reader leaving is no error, but
     the store, which commits only at the end of such a run, is left as it was: say so."""

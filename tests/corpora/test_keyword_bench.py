@@ -329,6 +329,7 @@ def test_the_command_refuses_a_bad_share(tmp_path):
     assert not list(tmp_path.iterdir())
 
 
+@pytest.mark.corpus
 def test_build_on_the_shared_corpora(tmp_path):
     try:
         for name in ("keyphrases-dev.tar.xz", "sites-dev-news.tar.xz", "content-dev.tar.xz"):
