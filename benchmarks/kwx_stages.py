@@ -25,6 +25,7 @@ import time
 from collections import defaultdict
 from pathlib import Path
 
+import denoise.cleaning as cleaning
 import denoise.detector as detector
 import kwx.candidates as candidates
 import kwx.document as document
@@ -37,11 +38,11 @@ from denoise.reader import Skipped, read_pages
 
 #: (module or class, function name): the steps timed, in the order a page meets them.
 STEPS = [
-    (document, "parse_html"), (document, "index_dom"), (document, "markup_stats"),
-    (document, "_head_texts"), (document, "segment_dom"), (DomIndex, "without_tree"),
-    (extractor, "parse_page"), (document, "page_features"),
-    (detector.TemplateDetector, "score_features"), (document, "block_lines"),
-    (extractor, "kept_document"), (extractor, "read_document"),
+    (cleaning, "parse_html"), (cleaning, "index_dom"), (cleaning, "markup_stats"),
+    (cleaning, "head_texts"), (cleaning, "segment_dom"), (DomIndex, "without_tree"),
+    (cleaning.Cleaner, "parse"), (cleaning, "page_features"),
+    (detector.TemplateDetector, "score_features"), (cleaning.Cleaner, "keep"),
+    (document, "block_lines"), (extractor, "kept_document"),
     (candidates, "_head_lines"), (candidates, "_words_with"),
     (text._ChunkTokens, "_add"), (text, "_spacy_chunk_rows"),
     (spacy_rules.Imitation, "learn_shapes"),

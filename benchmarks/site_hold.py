@@ -20,7 +20,7 @@ import tracemalloc
 from benchmarks_common import load_pages
 
 from denoise.blocks import PageBlocks
-from denoise.site.batch import HOLD_BYTES, _held_size, _without_html
+from denoise.site.batch import HOLD_BYTES, _held_size, without_html
 from denoise.site.fingerprint import FingerprintMethod
 
 
@@ -33,7 +33,7 @@ def held(pages: list, reduce: bool) -> tuple[float, float]:
     tracemalloc.start()
     before = tracemalloc.get_traced_memory()[0]
     for page in pages:
-        blocks = _without_html(segment(page))
+        blocks = without_html(segment(page))
         kept.append(blocks)
         estimated += _held_size(blocks)
     gc.collect()

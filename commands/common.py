@@ -33,11 +33,14 @@ from rich.progress import (
 )
 from rich.text import Text
 
-from denoise.errors import DenoiseError, PageError
+from denoise.errors import DenoiseError, PageError, SparkJobError
 from denoise.page import Page
 from denoise.reader import Skipped, read_pages
 from engine.batch import BatchSummary, PageJob, ResumableOutput, default_jobs, run_batch
-from engine.spark import DEFAULT_MASTER, SparkJobError, run_pages_spark, spark_session
+from engine.spark import DEFAULT_MASTER, run_pages_spark, spark_session
+
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
 
 
 def say(console: Console, line: str) -> None:
@@ -97,8 +100,6 @@ def run(app: typer.Typer) -> None:
     signal.signal(signal.SIGTERM, _terminated)
     app()
 
-if TYPE_CHECKING:
-    from pyspark.sql import SparkSession
 
 JobsOption = Annotated[int, typer.Option(
     "--jobs", "-j", min=1, help="Worker processes (default: the machine's cores). Output "

@@ -55,7 +55,6 @@ app = typer.Typer(
 )
 
 
-
 class MethodName(StrEnum):
     """The site-level methods, by command-line name."""
 
@@ -281,11 +280,11 @@ def _site_failed(err: Console, error: BaseException, output: SiteProgress | None
         say(err, "interrupted" if output is None else f"interrupted: {output.partial} holds "
              "what was done; run again with --resume to continue")
         return typer.Exit(130)
-    if isinstance(error, DenoiseError):
-        say(err, f"error: {error}")
-        return typer.Exit(2)
     if isinstance(error, NotGroupedError):  # a folder or archive whose sites come back
         say(err, f"error: {error}; give each site's pages together, or one --site")
+        return typer.Exit(2)
+    if isinstance(error, DenoiseError):
+        say(err, f"error: {error}")
         return typer.Exit(2)
     if isinstance(error, BrokenPipeError):  # a reader like `head` left: not an error
         sys.stderr.close()

@@ -34,7 +34,7 @@ from commands.common import (
     skipper,
 )
 from commands.mining import app
-from denoise.clean import DEFAULT_MODE, Mode
+from denoise.cleaning import DEFAULT_MODE, Mode
 from denoise.decode import DEFAULT_MAX_BYTES
 from denoise.detector import TemplateDetector
 from denoise.errors import DenoiseError, PageError

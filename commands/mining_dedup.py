@@ -30,7 +30,7 @@ from commands.common import (
     say,
 )
 from commands.mining import app
-from denoise.clean import Mode
+from denoise.cleaning import Mode
 from denoise.decode import DEFAULT_MAX_BYTES
 from denoise.errors import DenoiseError, PageError, SparkJobError
 from denoise.output import atomic_text
@@ -78,9 +78,11 @@ def _config(err: Console, explicit: dict[str, object], index: Path | None
         except DenoiseError as error:
             raise fail(err, error) from None
     if loaded.config.rule is Rule.paper and lsh_only:
-        whose = "the --index's rule" if index is not None else "the default rule"
-        raise typer.BadParameter(f"{', '.join(lsh_only)} belong to --rule lsh ({whose} is "
-                                 "paper)")
+        if index is not None:
+            raise typer.BadParameter(f"{', '.join(lsh_only)} belong to --rule lsh (the "
+                                     "--index's rule is paper)")
+        raise typer.BadParameter(f"{', '.join(lsh_only)} belong to --rule lsh (the default "
+                                 "rule is paper): add --rule lsh")
     return loaded.config, loaded
 
 
@@ -227,22 +229,23 @@ def dedup_command(
 ) -> None:
     """Find near-duplicate pages.
 
-    Each page's text (lower-cased, alphanumeric words; its template removed first with
-    `--denoise site|page|main`) is cut into shingles of 6 consecutive words; a page shorter
-    than a shingle is one shingle of all its words, and a page without words is named,
-    counted and skipped. Pages are compared by MinHash (or the paper's rule) over their
-    shingle sets.
+    Each page's main content (by default; `--denoise none|site|page` for all its text or
+    what a template detector keeps), in lower-cased alphanumeric words, is cut into
+    shingles of 6 consecutive words; a page shorter than a shingle is one shingle of all
+    its words, and a page without words is named, counted and skipped. Pages are compared
+    by the paper's rule (by default: the 8 smallest shingle hashes, duplicates when >= 4
+    match) or by MinHash LSH (`--rule lsh`) over their shingle sets.
 
     Prints one JSON line per cluster of duplicates, `{"size", "pages", "similarity"}`
     (the lowest similarity of the pairs that link it), or with `--pairs` one per pair,
     `{"a", "b", "similarity"}` (and `"matches"` under the paper's rule). With
     `--index`, pages of the saved index appear under `"indexed"`.
 
-    Sketches, page ids and join keys wait on disk in a private temporary folder (in
-    TMPDIR, about 0.7 KB a page besides the ids; removed at the end), so memory does not
-    grow with the input. With `-o FILE`, the sketches are also saved as they are made (in
-    FILE.sketches/, removed when FILE is written): after an interruption, `--resume`
-    sketches only the pages the first run had not reached.
+    Sketches, page ids and join keys wait on disk in a private temporary folder (in TMPDIR,
+    about 0.7 KB a page with `--rule lsh`, besides the ids; removed at the end), so memory
+    does not grow with the input. With `-o FILE`, the sketches are also saved as they are
+    made (in FILE.sketches/, removed when FILE is written): after an interruption,
+    `--resume` sketches only the pages the first run had not reached.
 
     Example: mining dedup pages/ --save-index pages.npz
     """

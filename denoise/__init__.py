@@ -9,7 +9,7 @@ and the one de-noising step the applications read pages through (:func:`clean`: 
 """
 
 from denoise.blocks import SCHEMES, Block, PageBlocks, segment
-from denoise.clean import Cleaned, Cleaner, Mode, clean, clean_pages
+from denoise.cleaning import Cleaned, Cleaner, Mode, clean, clean_pages
 from denoise.decode import decode_html
 from denoise.detector import PageScores, TemplateDetector
 from denoise.errors import (

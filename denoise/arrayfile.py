@@ -59,8 +59,6 @@ _HEADER_ROOM = 8 + 4 + 10_000
 _CHUNK = 1 << 18
 
 
-
-
 def write_arrays(path: str | os.PathLike[str], header: dict[str, object],
                  arrays: dict[str, np.ndarray]) -> None:
     """Write ``arrays`` and ``header`` (which must hold ``kind`` and ``format_version``)

@@ -1,7 +1,7 @@
 """A page's title and meta keywords / description, read from its parsed tree.
 
 Keywords weigh words of the title and meta tags (Yih et al.), and a cleaned page
-carries them (:class:`denoise.clean.Cleaned`), so they are read in the one parse.
+carries them (:class:`denoise.cleaning.Cleaned`), so they are read in the one parse.
 """
 
 from __future__ import annotations

@@ -76,8 +76,6 @@ class PageJob(Protocol):
         """The output lines of one page (each ending in a newline)."""
 
 
-
-
 @dataclass
 class BatchSummary:
     """What a batch did: pages read, written, skipped (by reason), seconds."""

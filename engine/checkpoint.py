@@ -27,8 +27,8 @@ from pathlib import Path
 import numpy as np
 
 from denoise.arrayfile import ModelError, read_arrays, write_arrays
+from denoise.errors import ResumeError
 from denoise.output import atomic_text
-from engine.batch import ResumeError
 
 KIND = "dedup sketch checkpoint"
 FORMAT_VERSION = 1

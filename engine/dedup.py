@@ -34,7 +34,7 @@ from pathlib import Path
 
 import numpy as np
 
-from denoise.clean import Mode
+from denoise.cleaning import Mode
 from denoise.decode import DEFAULT_MAX_BYTES
 from denoise.errors import PageError
 from denoise.page import Page

@@ -40,8 +40,9 @@ from dataclasses import fields
 from pathlib import Path
 from typing import BinaryIO
 
+from denoise.errors import ResumeError
 from denoise.site.batch import SiteReport
-from engine.batch import CHECKPOINT_EVERY, ResumeError, resumable_paths
+from engine.batch import CHECKPOINT_EVERY, resumable_paths
 
 FORMAT_VERSION = 1
 #: Labelled pages, and seconds, between two saves of the progress (each costs an fsync).

@@ -88,10 +88,6 @@ SKIPPED, REFUSED = "skipped", "refused"  # a reader's Skipped; a job's PageError
 _MISSING = "--engine spark needs {}: pip install 'webdenoise[spark]'"
 
 
-
-
-
-
 def _require(module: str) -> Any:
     try:
         return importlib.import_module(module)

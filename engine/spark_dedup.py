@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, ClassVar
 
 import numpy as np
 
-from denoise.clean import Mode
+from denoise.cleaning import Mode
 from denoise.decode import DEFAULT_MAX_BYTES
 from denoise.errors import PageError
 from denoise.page import Page

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from denoise.blocks import PageBlocks
-from denoise.clean import Cleaned, Cleaner, Mode
+from denoise.cleaning import Cleaned, Cleaner, Mode
 from denoise.detector import PageScores, TemplateDetector, block_lines
 from denoise.page import Page
 
@@ -74,7 +74,7 @@ def read_document(page: Page, detector: TemplateDetector | None = None) -> Keywo
 
 def kept_document(cleaned: Cleaned) -> KeywordDocument:
     """The text keywords are taken from: what the de-noising step kept of the page
-    (:class:`denoise.clean.Cleaned`), with each kept chunk's block score (0 in modes
+    (:class:`denoise.cleaning.Cleaned`), with each kept chunk's block score (0 in modes
     that score no block) and the page's head texts."""
     blocks = cleaned.blocks
     keep, offsets, link, heading, template, removed = _kept_chunks(blocks, cleaned.keep,

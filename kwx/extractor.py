@@ -19,7 +19,7 @@ from typing import Self
 import numpy as np
 
 from denoise.arguments import expect_page, expect_pages
-from denoise.clean import Cleaner, Mode
+from denoise.cleaning import Cleaner, Mode
 from denoise.detector import TemplateDetector
 from denoise.page import Page
 from denoise.shipped import shipped
@@ -153,9 +153,13 @@ class KeywordExtractor:
             raise ValueError(f"max_words must be an integer in [1, 10], got {max_words!r}")
         self.ranker = ranker
         self.statistics = statistics
-        self.detector = detector
         self.max_words = max_words
         self.cleaner = Cleaner(Mode.none if detector is None else Mode.page, detector=detector)
+
+    @property
+    def detector(self) -> TemplateDetector | None:
+        """The template detector run first (None: the whole page is kept)."""
+        return self.cleaner.detector
 
     @classmethod
     def load(cls, *, ranker: PathLike | None = None, df: PathLike | None = None,

@@ -29,7 +29,7 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 
 from denoise.arrayfile import ModelError, read_arrays, write_arrays
-from denoise.clean import DEFAULT_MODE, PAGE_RECALL, Mode
+from denoise.cleaning import DEFAULT_MODE, PAGE_RECALL, Mode
 from denoise.detector import TemplateDetector
 from denoise.errors import PageError, not_fitted
 from denoise.page import Page
@@ -83,7 +83,7 @@ class PageClassifier(ClassifierMixin, BaseEstimator):
     denoise : the text of a page the classifier reads (``none``: all of it; ``site``:
         without what the site-level method calls template; ``page``: without what
         the page-level detector calls template; ``main``: the page's main content
-        alone; the default, :data:`denoise.clean.DEFAULT_MODE`: on templated pages of
+        alone; the default, :data:`denoise.cleaning.DEFAULT_MODE`: on templated pages of
         sites no model saw it scores 77.7% where ``none`` scores 53.8%). Stored, not
         used by :meth:`fit`.
     recall : for ``denoise="page"``, the detector's operating point (the share of an

@@ -1,8 +1,8 @@
 """The text a mining task sees of each page: what a de-noising mode keeps of it.
 
-The modes are :class:`denoise.clean.Mode` (``none``, ``site``, ``page``, ``main``:
+The modes are :class:`denoise.cleaning.Mode` (``none``, ``site``, ``page``, ``main``:
 Chakrabarti, Kumar & Punera's FULLTEXT, SITELEVEL and PAGELEVEL, and the main content);
-this module only turns what :func:`denoise.clean.clean_pages` keeps into text, one line
+this module only turns what :func:`denoise.cleaning.clean_pages` keeps into text, one line
 per block, so block boundaries stay visible to whoever splits them into words.
 """
 
@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from denoise.arguments import expect_pages
-from denoise.clean import PAGE_RECALL, Cleaned, Cleaner, Mode, clean_pages, models_used
+from denoise.cleaning import PAGE_RECALL, Cleaned, Cleaner, Mode, clean_pages, models_used
 from denoise.detector import TemplateDetector
 from denoise.errors import PageError
 from denoise.main_content import MainContentExtractor

@@ -45,7 +45,7 @@ import numpy as np
 from datasketch import MinHashLSH
 
 from denoise.arrayfile import ModelError, read_arrays, write_arrays
-from denoise.clean import DEFAULT_MODE, Mode, models_used
+from denoise.cleaning import DEFAULT_MODE, Mode, models_used
 from mining.banding import (
     KeyTable,
     band_keys,

@@ -58,7 +58,7 @@ from commands.denoise_page import ApplyJob, Format
 from commands.kwx import ExtractJob
 from corpora.locate import CorpusMissingError, corpus_path
 from denoise import PageError, TemplateDetector, decode_html, main_text, read_pages
-from denoise.clean import Cleaner
+from denoise.cleaning import Cleaner
 from denoise.main_content import default_extractor
 from denoise.page import Page
 from denoise.reader import Skipped

@@ -4,6 +4,7 @@
     engine     batch and Spark runs of library functions over many pages
     kwx        keywords          mining   near-duplicates, classes
     denoise    pages, blocks, scores; ``denoise.clean``, the one de-noising step
+               (:mod:`denoise.cleaning`)
 
 ``kwx`` and ``mining`` sit side by side and reach ``denoise`` through its public step
 and types only; no package reaches into another's private modules (``_compiled``,
@@ -32,7 +33,7 @@ ALLOWED = {
 #: step and the types it hands over, the readers, and shared array and file helpers.
 #: Parsing, segmentation, features, models and the site-level methods stay below.
 DENOISE_PUBLIC = {
-    "denoise", "denoise.clean", "denoise.page", "denoise.errors", "denoise.arguments",
+    "denoise", "denoise.cleaning", "denoise.page", "denoise.errors", "denoise.arguments",
     "denoise.reader", "denoise.decode", "denoise.detector", "denoise.main_content",
     "denoise.blocks", "denoise.steps", "denoise.arrays", "denoise.arrayfile",
     "denoise.output", "denoise.validation", "denoise.shipped",
@@ -57,9 +58,17 @@ def _imports(path: Path, root: Path = ROOT) -> list[tuple[int, str]]:
                 parts = package.split(".")[: len(package.split(".")) - node.level + 1]
                 base = ".".join([*parts, base] if base else parts)
             found.append((node.lineno, base))
-            # ``from denoise import _compiled`` names a module too
+            # ``from denoise import features`` (or ``_compiled``) names a module too
+            folder = root.joinpath(*base.split("."))
             found += [(node.lineno, f"{base}.{alias.name}") for alias in node.names
-                      if alias.name.startswith("_") and not alias.name.startswith("__")]
+                      if (folder / f"{alias.name}.py").is_file()
+                      or (folder / alias.name).is_dir()
+                      or (alias.name.startswith("_") and not alias.name.startswith("__"))]
+        elif (isinstance(node, ast.Call) and node.args
+              and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str)
+              and getattr(node.func, "attr", getattr(node.func, "id", None)) in (
+                  "import_module", "__import__")):
+            found.append((node.lineno, node.args[0].value))  # importlib's imports too
     return found
 
 
@@ -78,7 +87,7 @@ def _violations(package: str, root: Path = ROOT) -> list[str]:
                 bad.append(f"{where}:{line} imports {module}, private to {top}")
             elif package in ("kwx", "mining") and top == "denoise" and module not in (
                     DENOISE_PUBLIC):
-                bad.append(f"{where}:{line} imports {module}, below denoise.clean")
+                bad.append(f"{where}:{line} imports {module}, below denoise.cleaning")
     return bad
 
 
@@ -115,13 +124,18 @@ def test_command_lines_share_helpers_through_commands_common_only():
 def test_the_check_sees_each_kind_of_violation(tmp_path):
     # the checker itself, on a made-up tree: upward, private and below-the-step imports
     for package, source in (
-            ("denoise", "def f():\n    from engine.batch import map_pages\n"),
-            ("kwx", "from mining import _kernels\nfrom denoise.features import extract\n")):
+            ("denoise", "def f():\n    from engine.batch import map_pages\n"
+                        "    importlib.import_module('commands.common')\n"),
+            ("kwx", "from mining import _kernels\nfrom denoise.features import extract\n"
+                    "from denoise import html\n")):
         (tmp_path / package).mkdir()
         (tmp_path / package / "bad.py").write_text(source)
+    (tmp_path / "denoise" / "html.py").write_text("")
     assert _violations("denoise", tmp_path) == [
-        "denoise/bad.py:2 imports engine.batch (denoise may not import engine)"]
+        "denoise/bad.py:2 imports engine.batch (denoise may not import engine)",
+        "denoise/bad.py:3 imports commands.common (denoise may not import commands)"]
     assert _violations("kwx", tmp_path) == [
         "kwx/bad.py:1 imports mining (kwx may not import mining)",
         "kwx/bad.py:1 imports mining._kernels (kwx may not import mining)",
-        "kwx/bad.py:2 imports denoise.features, below denoise.clean"]
+        "kwx/bad.py:2 imports denoise.features, below denoise.cleaning",
+        "kwx/bad.py:3 imports denoise.html, below denoise.cleaning"]

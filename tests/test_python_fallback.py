@@ -23,6 +23,7 @@ def _run(program: str, args: list[str], *, compiled: bool) -> str:
     blocked = "" if compiled else _WITHOUT
     check = ("import importlib\n"
              f"built = [m for m in {EXTENSIONS!r} if importlib.util.find_spec(m)]\n"
+             "assert not built, built\n"
              if not compiled else "")
     code = (f"{blocked}{check}from commands.{program} import main\n"
             f"sys.argv = ['{program}', *{args!r}]\nmain()\n")

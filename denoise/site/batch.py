@@ -87,8 +87,6 @@ class SiteReport:
 HOLD_BYTES = 448 << 20
 
 
-
-
 def label_sites(
     pages: Iterable[Page],
     method_for: Callable[[str], SiteMethod],

@@ -264,6 +264,7 @@ def test_input_not_grouped_by_site_leaves_nothing_to_resume(inputs, tmp_path):
     result = site([*folders, "-o", out, "--jobs", "1"])
     assert result.exit_code == 2
     assert "not grouped by site" in result.stderr
+    assert "give each site's pages together, or one --site" in result.stderr
     assert not out.exists() and not list(tmp_path.glob("blocks.jsonl.*"))
     result = site([*folders, "-o", out, "--resume", "--jobs", "1"])
     assert result.exit_code == 2 and "nothing to resume" in result.stderr

@@ -1240,7 +1240,7 @@ def test_compiled_occurrence_shares_are_the_numpy_steps(dev_site_pages, detector
 
 
 def test_compiled_kept_chunks_are_the_numpy_steps(dev_site_pages, detector):
-    from denoise.clean import Cleaner, Mode
+    from denoise.cleaning import Cleaner, Mode
     from kwx import document as module
 
     pages = compared_pages(module, dev_site_pages)

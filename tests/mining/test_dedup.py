@@ -471,7 +471,7 @@ def sites(tmp_path_factory):
 
 @pytest.mark.parametrize("mode", ["none", "page", "main"])
 def test_word_hashes_worked_a_batch_at_a_time_are_each_pages_own(mode):
-    from denoise.clean import Mode
+    from denoise.cleaning import Mode
     from denoise.errors import PageError
     from denoise.page import Page
     from mining.content import PageWords
@@ -516,7 +516,7 @@ def test_cli_clusters_and_summary(sites):
 def test_the_defaults_are_the_best_measured_configuration():
     # benchmarks/dedup.py --heldout: the paper's rule over the main content found 96% of
     # the copies across sites with no false pair; LSH over the whole text at 0.8, 5%
-    from denoise.clean import DEFAULT_MODE, Mode
+    from denoise.cleaning import DEFAULT_MODE, Mode
 
     config = DedupConfig()
     assert (config.rule, config.denoise) == (Rule.paper, Mode.main) and DEFAULT_MODE == "main"
@@ -748,7 +748,7 @@ def test_cli_resume_goes_on_where_an_interrupted_run_stopped(sites, tmp_path, mo
     monkeypatch.setattr(engine_dedup, "shingles_of_words", original)
     shingled.clear()
     parsed = []
-    from denoise.clean import Cleaner
+    from denoise.cleaning import Cleaner
 
     parse = Cleaner.parse
     monkeypatch.setattr(Cleaner, "parse",

@@ -1,4 +1,5 @@
-"""denoise.clean: the one de-noising step every application reads pages through."""
+"""denoise.cleaning (``denoise.clean``): the one de-noising step every application reads
+pages through."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ import pytest
 from sitegen import article_site
 
 from denoise import Cleaned, Cleaner, Mode, Page, PageError, clean, clean_pages
-from denoise.clean import DEFAULT_MODE, PAGE_RECALL, default_detector
+from denoise.cleaning import DEFAULT_MODE, PAGE_RECALL, default_detector
 from denoise.main_content import default_extractor
 
 PAGE = Page(id="shop.html", html=(

@@ -105,7 +105,8 @@ class Cleaned:
     ``keep`` marks the kept chunks of ``blocks`` (text outside the body's blocks, as in
     ``<head>``, is never kept); ``scores`` are the block scores the mode cut
     (``page``, ``main``; None for ``none`` and ``site``), and ``threshold`` the score
-    from which a block was removed.
+    from which a block was removed. ``head`` (title, meta keywords and description) is
+    empty in mode ``site``, whose pages were segmented by the site-level method.
     """
 
     page: Page
@@ -238,10 +239,15 @@ def clean_pages(pages: Iterable[Page], mode: Mode | str = DEFAULT_MODE, *,
     copies of the pages without their HTML, so match them by ``id``).
 
     A page that cannot be parsed goes to ``on_error`` (raised without one).
+    ``detector`` and ``extractor`` are those of :class:`Cleaner` (``site`` uses
+    neither: a ``ValueError``).
     """
     mode = Mode(mode)
     pages = expect_pages(pages, "clean_pages")
     if mode is Mode.site:
+        if detector is not None or extractor is not None:
+            raise ValueError("mode 'site' uses no page-level model: give no detector or "
+                             "extractor")
         for labelled in label_sites(pages, lambda _: site_labeller(), on_error=on_error):
             blocks = labelled.blocks
             keep = ~labelled.template_chunks() & (blocks.chunk_block >= 0)
