@@ -15,7 +15,6 @@ from typing import Annotated, TextIO
 
 import typer
 from rich.console import Console
-from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
 from commands.common import (
     Engine,
@@ -27,6 +26,7 @@ from commands.common import (
     ResumeOption,
     SparkMasterOption,
     fail,
+    page_progress,
     say,
 )
 from commands.mining import app
@@ -45,12 +45,6 @@ from mining.dedup import DedupConfig, NearDuplicateIndex, Rule
 #: handed to :func:`find_duplicates` as they are at the call (the command's tests shrink
 #: them).
 _BATCH = SKETCH_BATCH
-
-
-def _progress(err: Console) -> Progress:
-    return Progress(SpinnerColumn(), TextColumn("{task.description}"),
-                    TextColumn("{task.completed} pages"), TimeElapsedColumn(), console=err,
-                    transient=True, disable=not err.is_terminal)
 
 
 def _count(number: int, thing: str) -> str:
@@ -95,7 +89,7 @@ def _sketched(err: Console, cleanup: ExitStack, inputs: list[str],
     # sketches saved beside --out for --resume (a site's pages go in one run: not saved)
     folder = None if str(out) == "-" or config.denoise is Mode.site else checkpoint_beside(out)
     try:
-        with _progress(err) as progress:
+        with page_progress(err, "shingling and sketching") as progress:
             task = progress.add_task("shingling and sketching", total=None)
             return cleanup.enter_context(find_duplicates(
                 inputs, index=index, jobs=jobs, site=site, max_bytes=max_bytes,
