@@ -4,12 +4,13 @@ Run: python benchmarks/heldout_detectors.py BENCH/pages --out BENCH/detectors [-
 
 The shipped template and main-content models were trained on the dev sites, which
 the near-duplicate benchmark's pages come from (the template model from their
-site-level labels, the main-content model from their gold). Measuring PAGELEVEL with
+site-level labels, with the training docs sites'; the main-content model from their
+gold, with the other gold sources'). Measuring PAGELEVEL with
 them would test sites they learned. This script splits the site families of the
 folders under PAGES into folds and, per fold, trains both models on every other
 family (``denoise train --exclude-site``, ``python -m corpora.train_main_content
 --exclude-site``). ``folds.json`` maps each family to its fold's models; a benchmark
-scores a page with the models of its family's fold. About 8 minutes a fold.
+scores a page with the models of its family's fold. About 12 minutes a fold.
 """
 
 from __future__ import annotations
@@ -34,7 +35,8 @@ def main() -> None:
     folds = [families[k::args.folds] for k in range(args.folds)]
     args.out.mkdir(parents=True, exist_ok=True)
     archives = [str(corpus_path(name)) for name in ("sites-dev-docs.tar.xz",
-                                                    "sites-dev-news.tar.xz")]
+                                                    "sites-dev-news.tar.xz",
+                                                    "sites-train-docs.tar.xz")]
     plan = {}
     for k, fold in enumerate(folds):
         template, main = args.out / f"template-{k}.npz", args.out / f"main-{k}.npz"

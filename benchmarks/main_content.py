@@ -4,14 +4,26 @@ Run from the repository root (needs the ``bench`` extra, ``pip install -e ".[ben
 or the same packages and ``PYTHONPATH=.``; and the shared corpora):
 
     python benchmarks/main_content.py [--sets SET ...] [--limit N] [--extractors NAME ...]
-                                      [--markdown PATH] [--pages-out PATH.jsonl]
+                                      [--heldout DIR] [--markdown PATH]
+                                      [--pages-out PATH.jsonl]
 
-Every extractor runs on the same pages of ``content-dev.tar.xz`` in one pass, page by
-page (so a noisy shared machine affects all of them alike), and is scored per set with
-:mod:`content_scoring`: trafilatura's own snippet method on its set, word 4-gram
+Every extractor runs on the same pages in one pass, page by page (so a noisy shared
+machine affects all of them alike): the sets of ``content-dev.tar.xz``, WCXB's
+development split (``content-dev-wcxb.tar.xz``) and the dev news sites' pages with a
+human extraction (``news-sites``). Each is scored per set with :mod:`content_scoring`:
+trafilatura's own snippet method on its set, WCXB's own word measure on WCXB (bags of
+lower-cased ``\\w+`` words, per page; also broken down by page type), word 4-gram
 shingles against the gold text on the others. ``--limit N`` takes N pages a set,
 evenly spread over it. Speed is pages per CPU-second, :func:`time.process_time`
 around each extractor call alone (it includes the extractor's own HTML parsing).
+
+**Held out** (``--heldout DIR``, the headline protocol): ``denoise`` scores each page with
+the main-content model trained without that page's source (``python -m
+corpora.train_main_content --heldout DIR``: one model per source left out, WCXB in
+domain-disjoint folds), so every ``denoise`` figure is on pages no model it used was
+trained on; trafilatura's set is no model's training data. Without ``--heldout``,
+``denoise`` runs the shipped model, trained on every source but trafilatura's set: its
+figures on the other sets are then *training-data* figures.
 
 The extractors, all given the same decoded page text (``str``) and defaults except
 where noted:
@@ -46,8 +58,9 @@ import sys
 import time
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields, replace
 from importlib.metadata import PackageNotFoundError, version
+from itertools import chain
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -63,8 +76,17 @@ from content_scoring import (
     words,
 )
 
-from corpora.content import SETS, GoldPage, html_text, iter_content_pages
-from denoise.reader import Skipped
+from corpora.content import ALL_SETS, WCXB, GoldPage, html_text, iter_content_pages
+from corpora.locate import corpus_path
+from corpora.sites import news_gold_texts
+from corpora.train_main_content import HELDOUT_INDEX, part_of, source_of_set
+from denoise.page import Page, site_of
+from denoise.reader import Skipped, read_pages
+
+#: The dev news sites' pages with a human extraction, as a set of their own.
+NEWS_SITES = "news-sites"
+#: Sets scored by WCXB's word measure (bags of words, no shingles).
+WORD_SCORED = frozenset({WCXB})
 
 Extract = Callable[[str, str | None], str | None]
 
@@ -76,9 +98,57 @@ def _all_text() -> Extract:
 
 
 def _denoise() -> Extract:
-    from denoise import main_text  # type: ignore[attr-defined]  # written concurrently
+    from denoise import main_text
 
     return lambda html, url: main_text(html, url=url)
+
+
+class HeldOut:
+    """``denoise`` with, for each page, the main-content model trained without the page's
+    source (the folder ``corpora.train_main_content --heldout`` wrote), at the shipped
+    model's parameters (or these ``params``)."""
+
+    def __init__(self, folder: Path | None, params: dict[str, Any] | None = None) -> None:
+        from denoise.main_content import MainContentExtractor
+
+        self.folder = folder
+        self.index = (json.loads((folder / HELDOUT_INDEX).read_text(encoding="utf-8"))
+                      if folder is not None else {"models": {}})
+        self.params = params or {}
+        self.models: dict[str | None, Any] = {}
+        self.load = MainContentExtractor.load
+
+    def __call__(self, html: str, url: str | None) -> str | None:  # the warm-up
+        return self.for_page(None)(html, url)
+
+    def for_page(self, page: GoldPage | None) -> Extract:
+        """The extractor that scores ``page``: the model without its part, else the shipped."""
+        source = "news" if page is not None and page.set_name == NEWS_SITES else (
+            source_of_set(page.set_name) if page is not None else None)
+        part = part_of(source, page.domain) if source is not None and page is not None else None
+        name = self.index["models"].get(part) if part is not None else None
+        if name not in self.models:
+            shipped = self.load()  # the shipped parameters, whatever a model's header says
+            loaded = (self.load(content=self.folder / name) if name and self.folder
+                      else shipped)
+            params = {f.name: getattr(shipped, f.name) for f in fields(shipped)
+                      if f.name not in ("detector", "content_model")}
+            self.models[name] = replace(loaded, **{**params, **self.params})
+        extractor = self.models[name]
+        return lambda html, url: extractor.extract(Page(
+            id=url or "<html>", html=html, url=url, site=site_of(url)))
+
+
+def news_site_pages(limit: int | None) -> Iterable[GoldPage]:
+    """The dev news sites' pages with gold, ``limit`` of them evenly spread."""
+    gold = news_gold_texts()
+    pages = [p for p in read_pages([corpus_path("sites-dev-news.tar.xz")])
+             if not isinstance(p, Skipped) and p.id in gold and words(gold[p.id])]
+    if limit is not None and limit < len(pages):
+        pages = [pages[int(i * len(pages) / limit)] for i in range(limit)]
+    for page in pages:
+        yield GoldPage(set_name=NEWS_SITES, page_id=page.id, url=page.url, html=page.html,
+                       gold_text=gold[page.id], domain=page.site)
 
 
 def _trafilatura() -> Extract:
@@ -198,14 +268,20 @@ def run_extractor(extract: Extract, page: GoldPage, timeout: float) -> tuple[str
 
 def benchmark(
     pages: Iterable[GoldPage], extractors: dict[str, Extract], timeout: float,
-    pages_out: TextIO | None = None,
+    pages_out: TextIO | None = None, by_type: dict[str, dict[str, Tally]] | None = None,
 ) -> dict[str, dict[str, Tally]]:
-    """Run every extractor on every page; tallies by set, then extractor."""
+    """Run every extractor on every page; tallies by set, then extractor (and, into
+    ``by_type``, by page type where a page has one)."""
     tallies: dict[str, dict[str, Tally]] = defaultdict(lambda: {n: Tally() for n in extractors})
+    types = by_type if by_type is not None else defaultdict(
+        lambda: {n: Tally() for n in extractors})
     started = time.monotonic()
     for count, page in enumerate(pages, 1):
-        gold = None if page.has_snippets else shingles(page.gold_text)
+        size = 1 if page.set_name in WORD_SCORED else 4
+        gold = None if page.has_snippets else shingles(page.gold_text, size)
         for name, extract in extractors.items():
+            if isinstance(extract, HeldOut):
+                extract = extract.for_page(page)
             output, seconds, error = run_extractor(extract, page, timeout)
             tally = tallies[page.set_name][name]
             tally.pages += 1
@@ -223,8 +299,11 @@ def benchmark(
                 tally.snippets += counts
                 record.update(tp=counts.tp, fp=counts.fp, fn=counts.fn, tn=counts.tn)
             else:
-                score = score_shingles(output, gold)
+                score = score_shingles(output, gold, size)
                 tally.shingle_scores.append(score)
+                if page.page_type:
+                    types[page.page_type][name].shingle_scores.append(score)
+                    record["type"] = page.page_type
                 record.update(p=round(score.precision, 4), r=round(score.recall, 4),
                               f1=round(score.f1, 4))
             if pages_out is not None:
@@ -243,11 +322,12 @@ def _speed(pages: int, seconds: float) -> str:
     return f"{pages / seconds:,.0f}" if seconds > 0 else "-"
 
 
-def set_table(name: str, tallies: dict[str, Tally]) -> list[str]:
+def set_table(name: str, tallies: dict[str, Tally], how_words: bool = False) -> list[str]:
     """Markdown lines of one set's table."""
     snippets = not any(t.shingle_scores for t in tallies.values())
     extra = "accuracy" if snippets else "pooled F1"
     how = ("snippets, trafilatura's method, pooled" if snippets
+           else "WCXB's words, mean per page; pooled F1 over all words" if how_words
            else "word 4-gram shingles, mean per page; pooled F1 over all shingles")
     lines = [f"### {name} ({how})", "",
              f"| extractor | F1 | P | R | {extra} | pages | failures | empty | pages/CPU-s |",
@@ -281,10 +361,47 @@ def overall_table(by_set: dict[str, dict[str, Tally]], names: list[str]) -> list
     return [*lines, ""]
 
 
+def selection_table(by_set: dict[str, dict[str, Tally]], names: list[str]) -> list[str]:
+    """Markdown lines choosing among the ``denoise`` variants without looking at the set
+    scored: for each set, the variant with the best mean F1 over the *other* sets, and
+    its F1 on this one (parameters held out by source, like the models)."""
+    variants = [n for n in names if n.split(":")[0] == "denoise"]
+    if len(variants) < 2:
+        return []
+    f1 = {(s, v): by_set[s][v].f1_p_r()[0] for s in by_set for v in variants}
+    lines = ["### denoise variants chosen on the other sets", "",
+             "| set | chosen (by the other sets) | its F1 | best variant here | F1 |",
+             "|---|---|---:|---|---:|"]
+    for name in by_set:
+        others = [s for s in by_set if s != name] or [name]
+        chosen = max(variants, key=lambda v: sum(f1[s, v] for s in others))
+        best = max(variants, key=lambda v: f1[name, v])
+        lines.append(f"| {name} | {chosen} | {_pct(f1[name, chosen])} | {best} | "
+                     f"{_pct(f1[name, best])} |")
+    overall = max(variants, key=lambda v: sum(f1[s, v] for s in by_set))
+    return [*lines, "", f"Chosen on every set (what to ship): {overall}.", ""]
+
+
+def type_table(by_type: dict[str, dict[str, Tally]], names: list[str]) -> list[str]:
+    """Markdown lines of F1 by page type (WCXB's labels), one column an extractor."""
+    if not by_type:
+        return []
+    lines = ["### WCXB by page type (F1, WCXB's words, mean per page)", "",
+             "| page type | pages | " + " | ".join(names) + " |",
+             "|---|---:|" + "---:|" * len(names)]
+    for kind in sorted(by_type, key=lambda k: -len(by_type[k][names[0]].shingle_scores)):
+        row = by_type[kind]
+        lines.append(f"| {kind} | {len(row[names[0]].shingle_scores)} | " + " | ".join(
+            _pct(row[n].f1_p_r()[0]) for n in names) + " |")
+    return [*lines, ""]
+
+
 def _versions(names: list[str]) -> str:
     found = []
     for name in names:
-        distribution = EXTRACTORS[name][1]
+        distribution = EXTRACTORS[name.split(":")[0]][1]
+        if ":" in name:
+            continue
         if distribution is None:
             continue
         try:
@@ -297,30 +414,45 @@ def _versions(names: list[str]) -> str:
 def main() -> None:
     """Run the benchmark and print its tables."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--sets", nargs="+", choices=SETS, default=list(SETS))
+    parser.add_argument("--sets", nargs="+", choices=[*ALL_SETS, NEWS_SITES],
+                        default=[*ALL_SETS, NEWS_SITES])
     parser.add_argument("--limit", type=int, help="pages a set (evenly spread); default all")
     parser.add_argument("--extractors", nargs="+", choices=list(EXTRACTORS),
                         default=list(EXTRACTORS))
     parser.add_argument("--timeout", type=float, default=60.0,
                         help="seconds an extractor may spend on one page (default 60)")
+    parser.add_argument("--heldout", type=Path, metavar="DIR",
+                        help="score each page with the model trained without its source "
+                             "(python -m corpora.train_main_content --heldout DIR)")
+    parser.add_argument("--variant", action="append", default=[], metavar="NAME=JSON",
+                        help="also run denoise with these extractor parameters, e.g. "
+                             "'nolinks={\"link_density\": 1.0}' (held out like denoise)")
     parser.add_argument("--markdown", type=Path, help="also write the tables here")
     parser.add_argument("--pages-out", type=Path, help="per-page scores, JSON lines")
     args = parser.parse_args()
     logging.basicConfig(level=logging.CRITICAL)  # failures are counted, not logged
     signal.signal(signal.SIGALRM, _on_alarm)
     extractors = load_extractors(args.extractors)
+    if args.heldout is not None and "denoise" in extractors:
+        extractors["denoise"] = HeldOut(args.heldout)
+    for variant in args.variant:
+        name, _, params = variant.partition("=")
+        extractors[f"denoise:{name}"] = HeldOut(args.heldout, json.loads(params))
     if not extractors:
         sys.exit("no extractor can run")
     names = list(extractors)
     skipped: list[Skipped] = []
     wall, cpu = time.monotonic(), time.process_time()
-    pages = iter_content_pages(args.sets, args.limit, skipped=skipped)
+    content_sets = [s for s in args.sets if s != NEWS_SITES]
+    pages = chain(iter_content_pages(content_sets, args.limit, skipped=skipped) if content_sets
+                  else (), news_site_pages(args.limit) if NEWS_SITES in args.sets else ())
+    by_type: dict[str, dict[str, Tally]] = defaultdict(lambda: {n: Tally() for n in extractors})
     if args.pages_out:
         args.pages_out.parent.mkdir(parents=True, exist_ok=True)
         with args.pages_out.open("w", encoding="utf-8") as stream:
-            by_set = benchmark(pages, extractors, args.timeout, stream)
+            by_set = benchmark(pages, extractors, args.timeout, stream, by_type)
     else:
-        by_set = benchmark(pages, extractors, args.timeout)
+        by_set = benchmark(pages, extractors, args.timeout, by_type=by_type)
     wall, cpu = time.monotonic() - wall, time.process_time() - cpu
     skips = Counter(item.source.split(":", 1)[0] for item in skipped)
     counts = ", ".join(f"{s} {next(iter(by_set[s].values())).pages}"
@@ -331,12 +463,18 @@ def main() -> None:
             errors.update({f"{name} {kind}": n for kind, n in tally.errors.items()})
     lines = [
         f"Pages: {counts}; limit {args.limit or 'none'} a set.",
+        "denoise: " + (f"held out (each page scored by the model trained without its source, "
+                       f"{args.heldout})" if args.heldout else
+                       "the shipped models (trained on every set but trafilatura's: the "
+                       "other sets' figures are training-data figures)") + ".",
         f"Versions: {_versions(names)}.",
         f"Run: {wall:.0f} s wall, {cpu:.0f} s CPU (loading, extraction and scoring).",
         "Failures: " + (", ".join(f"{k} x{n}" for k, n in sorted(errors.items())) or "none") + ".",
         "",
-        *[line for s in by_set for line in set_table(s, by_set[s])],
+        *[line for s in by_set for line in set_table(s, by_set[s], s in WORD_SCORED)],
         *overall_table(by_set, names),
+        *selection_table(by_set, names),
+        *type_table(by_type, names),
     ]
     emit("\n".join(lines), args.markdown)
 

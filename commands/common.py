@@ -16,9 +16,10 @@ import sys
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import ExitStack
+from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, NoReturn
+from typing import TYPE_CHECKING, Annotated, NoReturn, TextIO, cast
 
 import typer
 from rich.console import Console
@@ -144,14 +145,46 @@ def page_progress(err: Console, what: str) -> Progress:
                     disable=not err.is_terminal)
 
 
+@dataclass(frozen=True)
+class PageNote:
+    """Written pages the closing summary counts apart, picked out by their output: whether
+    a page's output says so (``says``: given what the batch wrote for the page, one line
+    a page, as the notes are only made for jobs of one line a page), and what the count
+    is called in the summary line (``what``: "fell back to ...").
+
+    A single page's output (``quiet_single``: the page's text as it is, no record) may
+    say nothing; its page is then worked in this process, by the driver's own job, so
+    that ``says`` can ask the job (the embedded engine; on Spark it says nothing)."""
+
+    what: str
+    says: Callable[[str], bool]
+
+
+class _Noting:
+    """``stream``, counting the written pages ``note`` picks out, as they are written."""
+
+    def __init__(self, stream: TextIO, note: PageNote) -> None:
+        self.stream, self.note, self.count = stream, note, 0
+
+    def write(self, text: str) -> int:
+        self.count += self.note.says(text)
+        return self.stream.write(text)
+
+    def flush(self) -> None:
+        self.stream.flush()
+
+
 def run_pages(err: Console, inputs: Sequence[str], job: PageJob, *, out: Path, jobs: int | None,
               resume: bool, settings: dict[str, object], max_bytes: int, site: str | None = None,
               what: str = "pages", quiet_single: bool = False, engine: Engine = Engine.EMBEDDED,
-              spark_master: str | None = None) -> BatchSummary:
+              spark_master: str | None = None, note: PageNote | None = None) -> BatchSummary:
     """Read ``inputs``, run ``job`` over their pages, write to ``out`` (``-``: standard
     output), print the summary; exit 1 when nothing was written (or a Spark job failed),
     2 on unusable output, resume state or a Spark that cannot start, 130 on an interrupt
-    (the partial output stays, resumable; by either engine, as the output is the same)."""
+    (the partial output stays, resumable; by either engine, as the output is the same).
+
+    ``note`` counts the written pages whose output says something (a fallback) at the end
+    of the summary line ("; K what"), which is then printed even for a single page."""
     if resume and str(out) == "-":
         raise typer.BadParameter("--resume needs --out FILE (standard output cannot be resumed)")
     if engine is Engine.SPARK and jobs is not None:
@@ -169,13 +202,13 @@ def run_pages(err: Console, inputs: Sequence[str], job: PageJob, *, out: Path, j
             raise typer.Exit(2) from None
         return _run(err, inputs, job, out=out, jobs=jobs, resume=resume, settings=settings,
                     max_bytes=max_bytes, site=site, what=what, quiet_single=quiet_single,
-                    spark=spark, clocks=clocks)
+                    spark=spark, clocks=clocks, note=note)
 
 
 def _run(err: Console, inputs: Sequence[str], job: PageJob, *, out: Path, jobs: int | None,
          resume: bool, settings: dict[str, object], max_bytes: int, site: str | None,
          what: str, quiet_single: bool, spark: SparkSession | None,
-         clocks: tuple[float, float]) -> BatchSummary:
+         clocks: tuple[float, float], note: PageNote | None) -> BatchSummary:
     output = None
     try:
         if str(out) != "-":
@@ -189,8 +222,14 @@ def _run(err: Console, inputs: Sequence[str], job: PageJob, *, out: Path, jobs: 
     def skip(item: Page | Skipped, reason: PageError | Skipped) -> None:
         say(err, f"skipped {reason}")
 
-    stream = output.stream if output is not None else sys.stdout
-    workers = jobs or (1 if quiet_single else default_jobs())  # one page: no pool to start
+    stream: TextIO = output.stream if output is not None else sys.stdout
+    noting = None
+    if note is not None:  # writing and flushing are all a batch asks of its output
+        noting = _Noting(stream, note)
+        stream = cast(TextIO, noting)
+    # one page: no pool to start; with a note, none whatever --jobs (see PageNote)
+    workers = 1 if quiet_single and note is not None else jobs or (
+        1 if quiet_single else default_jobs())
     try:
         with page_progress(err, what) as progress:
             task = progress.add_task(what, total=None)
@@ -235,8 +274,9 @@ def _run(err: Console, inputs: Sequence[str], job: PageJob, *, out: Path, jobs: 
         say(err, f"error: {out}: cannot write ({error.strerror or error})")
         raise typer.Exit(1) from None
     summary.started, summary.cpu_started = clocks
-    if not (quiet_single and summary.written == 1 and not summary.skipped):
-        say(err, summary.line())
+    noted = noting.count if noting is not None else 0
+    if not (quiet_single and summary.written == 1 and not summary.skipped and not noted):
+        say(err, summary.line() + (f"; {noted} {note.what}" if noted and note else ""))
     if not summary.written and not summary.resumed:
         raise typer.Exit(1)
     return summary

@@ -23,6 +23,7 @@ from commands.common import (
     JobsOption,
     MaxBytesOption,
     OutOption,
+    PageNote,
     ResumeOption,
     SparkMasterOption,
     fraction,
@@ -34,7 +35,7 @@ from commands.common import (
 )
 from commands.denoise import app
 from denoise.decode import DEFAULT_MAX_BYTES
-from denoise.detector import DEFAULT_SMOOTHING, PageScores, TemplateDetector
+from denoise.detector import DEFAULT_SMOOTHING, PageScores, TemplateDetector, block_lines
 from denoise.errors import DenoiseError, PageError
 from denoise.features import SCHEME, features_of, parse_blocks
 from denoise.main_content import MainContentExtractor
@@ -45,7 +46,12 @@ from denoise.render import clean_html, shaded_html
 from denoise.site import SiteStore
 from denoise.site_evidence import score_with_site_evidence
 from denoise.steps import step_by_step
-from denoise.training import CrossSiteReport, train_detector, training_pages
+from denoise.training import (
+    CALIBRATION_QUANTILE,
+    CrossSiteReport,
+    train_detector,
+    training_pages,
+)
 from denoise.validation import site_family
 from engine.batch import BatchSummary
 from engine.jsonstr import json_str as _json_str
@@ -127,6 +133,13 @@ def train_command(
     precision: Annotated[float, typer.Option(
         callback=fraction, help="The model's default operating point: the threshold "
         "where cross-site precision is this.")] = 0.9,
+    site_quantile: Annotated[float, typer.Option(
+        callback=fraction, help="The operating curve promises precision on a new site: at "
+        "each threshold, the precision that all but this share of the held-out site families "
+        "reach (0.25: three sites in four); recall stays pooled.")] = CALIBRATION_QUANTILE,
+    pooled_curve: Annotated[bool, typer.Option(
+        "--pooled-curve", help="Pool the held-out blocks into one curve instead (each block "
+        "counts once: the sites with the most blocks carry it).")] = False,
     theta: Annotated[float, typer.Option(
         callback=fraction, help="Site-level labels: a block on at least this share of its "
         "site's pages is template.")] = 0.1,
@@ -183,6 +196,7 @@ def train_command(
             trained = train_detector(
                 pages, classifier=str(classifier), folds=folds, smoothing=c,
                 precision=precision, theta=theta,
+                quantile=None if pooled_curve else site_quantile,
                 excluded_families={site_family(host) for host in exclude_site or ()},
                 on_fold=lambda _: progress.advance(task))
         _print_cross_site(trained.report, c is not None, sys.stdout)
@@ -196,7 +210,9 @@ def train_command(
     if report is not None:
         with atomic_text(report) as stream:
             json.dump(_report_data(result, c is not None), stream)
-    say(err, f"model written to {out}: operating point {threshold:.3f} (cross-site precision "
+    promise = ("cross-site precision" if pooled_curve else
+               f"precision on {1 - site_quantile:.0%} of new sites at least")
+    say(err, f"model written to {out}: operating point {threshold:.3f} ({promise} "
          f"{expected_precision:.1%}, recall {expected_recall:.1%}); {len(pages)} pages, "
          f"{sites} sites, {len(skipped)} skipped, "
          f"{time.process_time() - started:.0f} CPU seconds")
@@ -240,25 +256,40 @@ def _print_cross_site(result: CrossSiteReport, smoothed: bool, stream) -> None:
     Console(file=stream, width=120).print(table)
 
 
+#: How the closing summary names the pages that fell back.
+FELL_BACK = "fell back to their least template-like blocks"
+#: What a page's JSON line says when it fell back (no string inside a JSON line holds
+#: it: their quotes are escaped).
+_FALLBACK = '"fallback": true'
+
+
 def _page_body(scores: PageScores, output: Format,
-               extractor: MainContentExtractor | None) -> str:
-    if output is Format.html:
-        return clean_html(scores)
+               extractor: MainContentExtractor | None) -> tuple[str, bool]:
+    """The page's text or HTML, and whether it fell back: the cut would have left it (next
+    to) no text, so its least template-like blocks were kept
+    (:meth:`~denoise.detector.PageScores.or_fallback`; ``scores`` are the fallback's
+    then; with ``extractor``, main-content mode's own fallback)."""
     if extractor is not None:  # reuses the template model's scores of the page
-        return extractor.text(scores.features, template_raw=scores.raw)
-    return scores.content_text()
+        mixed = extractor.scores(scores.features, template_raw=scores.raw)
+        keep, fallback = extractor.kept(mixed)
+        return block_lines(scores.features.blocks, keep), fallback
+    if output is Format.html:
+        return clean_html(scores), scores.fallback
+    return scores.content_text(), scores.fallback
 
 
 def _page_line(scores: PageScores, output: Format,
-               extractor: MainContentExtractor | None) -> str:
-    """A page's JSON line, ``{"page", "url" (when known), "text" or "html"}``, as
-    ``json.dumps(record, ensure_ascii=False)`` writes it, put together from its fields'
-    JSON strings (:mod:`engine.jsonstr`: the page's text is most of the line)."""
+               extractor: MainContentExtractor | None) -> tuple[str, bool]:
+    """A page's JSON line, ``{"page", "url" (when known), "fallback": true (when it fell
+    back), "text" or "html"}``, as ``json.dumps(record, ensure_ascii=False)`` writes it,
+    put together from its fields' JSON strings (:mod:`engine.jsonstr`: the page's text
+    is most of the line); and whether it fell back."""
     page = scores.features.blocks.page
     url = f', "url": {_json_str(page.url)}' if page.url else ""
     key = "html" if output is Format.html else "text"
-    body = _json_str(_page_body(scores, output, extractor))
-    return f'{{"page": {_json_str(page.id)}{url}, "{key}": {body}}}\n'
+    text, fallback = _page_body(scores, output, extractor)
+    said = f", {_FALLBACK}" if fallback else ""
+    return f'{{"page": {_json_str(page.id)}{url}{said}, "{key}": {_json_str(text)}}}\n', fallback
 
 
 def _block_lines(scores: PageScores) -> list[str]:
@@ -294,6 +325,7 @@ class ApplyJob:
     single: bool  # one HTML file: the page's text as it is, not a JSON line
     detector: TemplateDetector | None = field(default=None, repr=False)
     extractor: MainContentExtractor | None = field(default=None, repr=False)
+    fell_back: bool = field(default=False, repr=False)  # the last page this process worked
 
     def settings(self) -> dict[str, object]:
         """What shapes the output (a resumed run must have the same)."""
@@ -329,11 +361,22 @@ class ApplyJob:
                                     self.detector.score_features, self._lines])
 
     def _lines(self, scores: PageScores) -> list[str]:
-        if self.output is Format.blocks:
+        if self.output is Format.blocks:  # every block's score and call at the operating point
             return _block_lines(scores)
+        if self.extractor is None:
+            scores = scores.or_fallback()
         if self.single:
-            return [_page_body(scores, self.output, self.extractor) + "\n"]
-        return [_page_line(scores, self.output, self.extractor)]
+            text, self.fell_back = _page_body(scores, self.output, self.extractor)
+            return [text + "\n"]
+        line, self.fell_back = _page_line(scores, self.output, self.extractor)
+        return [line]
+
+    def noted(self, output: str) -> bool:
+        """Whether a page's output (its one line, as written) says the page fell back: a
+        JSON line's ``"fallback": true``; a single page's text has no record, so for it
+        what this job saw when it worked the page (in this process:
+        :class:`commands.common.PageNote`)."""
+        return self.fell_back if self.single else _FALLBACK in output
 
 
 @app.command("apply")
@@ -376,6 +419,10 @@ def apply_command(
     With --blocks: one JSON line per scored block. With --site-evidence, pages of the
     same site also lend each other their site-level statistics.
 
+    A page the cut would leave with (next to) no text (under 1% of it kept) keeps its
+    least template-like blocks instead: its line says "fallback": true and the closing
+    summary counts it (--blocks gives every block's call at the operating point).
+
     Example: denoise apply page.html;  cat pages.jsonl | denoise apply - > clean.jsonl
     """
     err = Console(stderr=True)
@@ -404,7 +451,8 @@ def apply_command(
         run_pages(err, inputs, job, out=out, jobs=jobs, resume=resume,
                   settings={"command": "denoise apply", **job.settings()},
                   max_bytes=max_bytes, site=site, what="scoring pages", quiet_single=single,
-                  engine=engine, spark_master=spark_master)
+                  engine=engine, spark_master=spark_master,
+                  note=None if output is Format.blocks else PageNote(FELL_BACK, job.noted))
         return
     if jobs is not None or resume or engine is not Engine.EMBEDDED:
         raise typer.BadParameter("--site-evidence holds the whole batch in one process: "
@@ -419,6 +467,7 @@ def apply_command(
             detector, read_inputs(inputs, max_bytes, skipped, err, site),
             counts_for=store.counts if store is not None else None, on_error=on_error)
     store = None
+    fell_back = 0
     try:
         if db is not None:
             store = SiteStore(db, {"method": "fingerprint", "scheme": SCHEME})
@@ -429,10 +478,14 @@ def apply_command(
                 progress.advance(task)
                 if output is Format.blocks:
                     stream.writelines(_block_lines(scores))
-                elif single:
-                    stream.write(_page_body(scores, output, extractor) + "\n")
+                    continue
+                if single:
+                    text, fallback = _page_body(scores.or_fallback(), output, extractor)
+                    stream.write(text + "\n")
                 else:
-                    stream.write(_page_line(scores, output, extractor))
+                    line, fallback = _page_line(scores.or_fallback(), output, extractor)
+                    stream.write(line)
+                fell_back += fallback
     except BrokenPipeError:  # a reader like `head` left: not an error
         sys.stderr.close()
         raise typer.Exit(0) from None
@@ -443,8 +496,8 @@ def apply_command(
         if store is not None:
             store.close()
     summary.count(skipped)
-    if len(inputs) != 1 or not single or skipped:
-        say(err, summary.line())
+    if len(inputs) != 1 or not single or skipped or fell_back:
+        say(err, summary.line() + (f"; {fell_back} {FELL_BACK}" if fell_back else ""))
     if not summary.written:
         raise typer.Exit(1)
 

@@ -80,8 +80,16 @@ cdef struct TextBuffer:
     Py_ssize_t chars        # characters written so far
     bint in_chunk           # a chunk is open (a non-space character was written)
     bint pending            # a space is owed before the next character of this chunk
+    bint apart              # since the last chunk: a break, so a space before the next
+    bint link_ended         # since the last chunk: an <a> ended (another one breaks)
     Py_ssize_t chunk_start  # character offset where the open chunk began
     Py_ssize_t chunk_byte   # byte offset where the open chunk began
+
+
+cdef inline void _empty_buffer(TextBuffer* buffer) noexcept nogil:
+    buffer.data = NULL
+    buffer.size = buffer.capacity = buffer.chars = buffer.chunk_start = buffer.chunk_byte = 0
+    buffer.in_chunk = buffer.pending = buffer.apart = buffer.link_ended = False
 
 
 cdef int _reserve(TextBuffer* buffer, Py_ssize_t extra) except -1:
@@ -98,15 +106,22 @@ cdef int _reserve(TextBuffer* buffer, Py_ssize_t extra) except -1:
     return 0
 
 
-cdef inline void _open_chunk(TextBuffer* buffer) noexcept nogil:
-    """Start a chunk, or pay a pending space inside one, before writing a character."""
+cdef inline bint _case_break(unsigned char before, unsigned char c) noexcept nogil:
+    """An ASCII lower-case letter or digit, then an ASCII capital: chunks stay apart."""
+    return 65 <= c <= 90 and (97 <= before <= 122 or 48 <= before <= 57)
+
+
+cdef inline void _open_chunk(TextBuffer* buffer, unsigned char c) noexcept nogil:
+    """Start a chunk (one space after the last one when they are apart, else glued to
+    it), or pay a pending space inside one, before writing a character whose first
+    byte is ``c``."""
     if not buffer.in_chunk:
-        if buffer.size:
+        if buffer.size and (buffer.apart or _case_break(buffer.data[buffer.size - 1], c)):
             buffer.data[buffer.size] = 32
             buffer.size += 1
             buffer.chars += 1
         buffer.in_chunk = True
-        buffer.pending = False
+        buffer.pending = buffer.apart = buffer.link_ended = False
         buffer.chunk_start = buffer.chars
         buffer.chunk_byte = buffer.size
     elif buffer.pending:
@@ -117,7 +132,8 @@ cdef inline void _open_chunk(TextBuffer* buffer) noexcept nogil:
 
 
 cdef int _append(TextBuffer* buffer, const unsigned char* s) except -1:
-    """Append one text node, collapsing whitespace runs into single spaces.
+    """Append one text node, collapsing whitespace runs into single spaces; whitespace
+    outside a chunk parts the chunks around it.
 
     Runs of printable ASCII are copied whole; other bytes go one at a time.
     """
@@ -133,7 +149,7 @@ cdef int _append(TextBuffer* buffer, const unsigned char* s) except -1:
             run = i + 1
             while run < n and 32 < s[run] < 128:
                 run += 1
-            _open_chunk(buffer)
+            _open_chunk(buffer, c)
             memcpy(buffer.data + buffer.size, s + i, run - i)
             buffer.size += run - i
             buffer.chars += run - i
@@ -143,9 +159,11 @@ cdef int _append(TextBuffer* buffer, const unsigned char* s) except -1:
         if width:
             if buffer.in_chunk:
                 buffer.pending = True
+            else:
+                buffer.apart = True
             i += width
             continue
-        _open_chunk(buffer)
+        _open_chunk(buffer, c)
         buffer.data[buffer.size] = <char>c
         buffer.size += 1
         if (c & 0xC0) != 0x80:
@@ -168,7 +186,8 @@ cdef inline Py_ssize_t _close_chunk(
     cnp.npy_bool* in_link, long long* chunk_first, long long* chunk_last,
     long long* byte_first, long long* byte_last,
 ) noexcept nogil:
-    """Record the chunk just written (held by element ``holder``); return the new count."""
+    """Record the chunk just written (held by element ``holder``); return the new count.
+    Whitespace at its end (a pending space) parts it from the next chunk."""
     owner[n_chunks] = holder
     in_link[n_chunks] = link
     chunk_first[n_chunks] = buffer.chunk_start
@@ -176,6 +195,7 @@ cdef inline Py_ssize_t _close_chunk(
     byte_first[n_chunks] = buffer.chunk_byte
     byte_last[n_chunks] = buffer.size
     buffer.in_chunk = False
+    buffer.apart = buffer.pending
     return n_chunks + 1
 
 
@@ -188,15 +208,24 @@ cdef class _Names:
     cdef dict ids
     cdef dict by_name  # two pointers may carry one name (a name libxml2 did not intern)
     cdef list vocab
+    cdef object inline_tags  # the names that do not break the text
+    cdef cnp.uint8_t* inline  # per vocabulary entry: its name is one of inline_tags
+    cdef Py_ssize_t inline_capacity
     cdef size_t seen[64]
     cdef int seen_ids[64]
     cdef int n_seen
 
-    def __cinit__(self):
+    def __cinit__(self, inline_tags):
         self.ids = {}
         self.by_name = {}
         self.vocab = []
+        self.inline_tags = inline_tags
+        self.inline = NULL
+        self.inline_capacity = 0
         self.n_seen = 0
+
+    def __dealloc__(self):
+        PyMem_Free(self.inline)
 
     cdef inline int lookup(self, const char* name) except -1:
         cdef int i
@@ -218,14 +247,29 @@ cdef class _Names:
         tag = PyUnicode_DecodeUTF8(name, strlen(name), "replace")
         index = self.by_name.setdefault(tag, len(self.vocab))
         if index == len(self.vocab):
+            self._grow_inline(index + 1)
+            self.inline[index] = tag in self.inline_tags
             self.vocab.append(tag)
         self.ids[key] = index
         return index
 
+    cdef int _grow_inline(self, Py_ssize_t wanted) except -1:
+        cdef Py_ssize_t size = max(wanted, 2 * self.inline_capacity, 64)
+        cdef cnp.uint8_t* grown
+        if wanted <= self.inline_capacity:
+            return 0
+        grown = <cnp.uint8_t*>PyMem_Realloc(self.inline, size)
+        if grown is NULL:
+            raise MemoryError()
+        self.inline, self.inline_capacity = grown, size
+        return 0
 
-def walk(root, bint text_index=True):
+
+def walk(root, bint text_index=True, inline_tags=frozenset()):
     """Walk the elements under ``root`` in document order; see ``denoise.blocks.index_dom``
-    (without ``text_index``, the chunk index is None)."""
+    (without ``text_index``, the chunk index is None). Elements named in ``inline_tags``
+    (``denoise.blocks.INLINE_TAGS``) do not part the chunks around them; see the text
+    model in ``denoise.blocks``."""
     cdef cetree._Element top = <cetree._Element?>root
     cdef xmlNode* start = top._c_node
     cdef xmlNode* node
@@ -280,18 +324,17 @@ def walk(root, bint text_index=True):
     cdef long long* chunk_last = <long long*>cnp.PyArray_DATA(last_a)
     cdef long long* byte_first = <long long*>cnp.PyArray_DATA(byte_first_a)
     cdef long long* byte_last = <long long*>cnp.PyArray_DATA(byte_last_a)
-    cdef _Names names = _Names()
+    cdef _Names names = _Names(inline_tags)
     cdef int[256] stack
     cdef list deep_stack = []
     cdef int depth = 0
     cdef int index = 0
     cdef int current
     cdef int links_open = 0
+    cdef bint is_link
     cdef Py_ssize_t n_chunks = 0
     cdef TextBuffer buffer
-    buffer.data = NULL
-    buffer.size = buffer.capacity = buffer.chars = buffer.chunk_start = buffer.chunk_byte = 0
-    buffer.in_chunk = buffer.pending = False
+    _empty_buffer(&buffer)
     node = start
     try:
         while True:
@@ -305,8 +348,10 @@ def walk(root, bint text_index=True):
             chunk_starts[current] = n_chunks
             _push(stack, deep_stack, depth, current)
             depth += 1
-            if node.name[0] == 97 and node.name[1] == 0:  # <a>
-                links_open += 1
+            is_link = node.name[0] == 97 and node.name[1] == 0  # <a>
+            links_open += is_link
+            if not names.inline[tag_ids[current]] or (is_link and buffer.link_ended):
+                buffer.apart = True  # a break, or a link right after a link
             child = _text_run(&buffer, node.children)
             if buffer.in_chunk:
                 n_chunks = _close_chunk(&buffer, n_chunks, current, links_open > 0, owner,
@@ -323,6 +368,9 @@ def walk(root, bint text_index=True):
                 subtree_ends[current] = index
                 if node.name[0] == 97 and node.name[1] == 0:  # </a>
                     links_open -= 1
+                    buffer.link_ended = True
+                if not names.inline[tag_ids[current]]:
+                    buffer.apart = True
                 if node is start:
                     break
                 child = _text_run(&buffer, node.next)
@@ -1120,9 +1168,7 @@ cdef str _collapsed_text(xmlNode* element):
     leading text and CDATA nodes, XInclude markers skipped), whitespace runs collapsed
     as ``str.split`` finds them (:func:`_append`)."""
     cdef TextBuffer buffer
-    buffer.data = NULL
-    buffer.size = buffer.capacity = buffer.chars = buffer.chunk_start = buffer.chunk_byte = 0
-    buffer.in_chunk = buffer.pending = False
+    _empty_buffer(&buffer)
     cdef xmlNode* node = element.children
     try:
         while node is not NULL:

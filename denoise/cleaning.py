@@ -10,7 +10,10 @@ the kept text, ``mining`` shingles or classifies it, ``denoise apply`` writes it
   its text). The method is the one whose labels train the page-level model
   (:func:`denoise.training.site_labeller`).
 - ``page`` (PAGELEVEL): what the page-level detector calls template at its operating
-  point, page by page: by default the shipped detector cut at :data:`PAGE_RECALL`.
+  point, page by page: by default the shipped detector cut at :data:`PAGE_RECALL`. A
+  page the cut would leave with (next to) no text falls back to the blocks that look
+  least like template (:meth:`denoise.detector.PageScores.or_fallback`, the rule and
+  its measurements), marked on the result (:attr:`Cleaned.fallback`).
 - ``main``: everything but the page's main content (:mod:`denoise.main_content`:
   template model and a model of gold main texts, one best region, never empty when the
   page has text). The default: on pages of sites no model saw it finds 96% of the
@@ -107,6 +110,9 @@ class Cleaned:
     (``page``, ``main``; None for ``none`` and ``site``), and ``threshold`` the score
     from which a block was removed. ``head`` (title, meta keywords and description) is
     empty in mode ``site``, whose pages were segmented by the site-level method.
+    ``fallback`` says the mode's cut would have left the page (next to) no text and
+    its least template-like blocks were kept instead (modes ``page`` and ``main``;
+    ``threshold`` is then the raised cut in mode ``page``).
     """
 
     page: Page
@@ -115,6 +121,7 @@ class Cleaned:
     keep: np.ndarray  # bool per chunk
     scores: PageScores | None = None
     head: tuple[str, str, str] = ("", "", "")  # title, meta keywords, meta description
+    fallback: bool = False
 
     @cached_property
     def text(self) -> str:
@@ -194,12 +201,13 @@ class Cleaner:
         features = page_features(parsed.dom, blocks, parsed.markup)
         if self.extractor is not None:
             scores = self.extractor.scores(features)
-            keep = self.extractor.kept_chunks(scores)
+            keep, fallback = self.extractor.kept(scores)
         else:
             assert self.detector is not None  # noqa: S101 (set for every mode but none)
-            scores = self.detector.score_features(features)
-            keep = scores.content_chunks()
-        return Cleaned(parsed.page, self.mode, blocks, keep, scores, head=parsed.head)
+            scores = self.detector.score_features(features).or_fallback()
+            keep, fallback = scores.content_chunks(), scores.fallback
+        return Cleaned(parsed.page, self.mode, blocks, keep, scores, head=parsed.head,
+                       fallback=fallback)
 
     def __call__(self, page: Page) -> Cleaned:
         """What the mode keeps of ``page``."""

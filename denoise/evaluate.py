@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 from lxml import etree
 
+from denoise.blocks import index_dom
 from denoise.html import parse_html
 from denoise.site.base import LabeledPage
 
@@ -57,11 +58,10 @@ class TextScore:
 
 def score_template_text(page: LabeledPage, main_text: str) -> TextScore:
     """Score the template blocks of ``page`` against its gold ``main_text``."""
-    chunks = page.blocks.chunks
-    page_words = bag_of_words(" ".join(chunks))
+    blocks = page.blocks
+    page_words = bag_of_words(blocks.text)
     gold_template = page_words - (bag_of_words(main_text) & page_words)
-    mask = page.template_chunks()
-    predicted = bag_of_words(" ".join(c for c, t in zip(chunks, mask, strict=True) if t))
+    predicted = bag_of_words(blocks.chunks_text(page.template_chunks()))
     return TextScore(
         correct=sum((predicted & gold_template).values()),
         predicted=sum(predicted.values()),
@@ -70,11 +70,12 @@ def score_template_text(page: LabeledPage, main_text: str) -> TextScore:
 
 
 def xpath_main_text(html: str, xpath: str) -> str | None:
-    """The text of the outermost elements ``xpath`` selects in ``html``; None if none match."""
+    """The text of the outermost elements ``xpath`` selects in ``html``, each as the page
+    text has it (:mod:`denoise.blocks`' text model), one space apart; None if none match."""
     root = parse_html(html, ids=True)  # a gold XPath may say id("main")
     found = [e for e in root.xpath(xpath) if isinstance(e, etree._Element)]
     chosen = set(found)
     outermost = [e for e in found if not any(a in chosen for a in e.iterancestors())]
     if not outermost:
         return None
-    return " ".join(" ".join(e.itertext()) for e in outermost)
+    return " ".join(index_dom(e, text_index=False).text for e in outermost)

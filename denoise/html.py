@@ -8,6 +8,23 @@ of 400 to 520 MB, and took the commands up to 1 GB. A page is therefore parsed u
 its :data:`MAX_MARKUP`-th tag or attribute value, which bounds its tree (and every
 per-element and per-chunk array made from it); the rest of its HTML is left out, as
 if the page ended there.
+
+Depth. libxml2 nests elements at most 256 deep by default, and a page that opens more
+(300 unclosed ``<font>`` tags before its article) loses everything past that depth:
+the parser stops there with a fatal error that recovery turns into a short tree, and
+the article is gone. The parser is therefore made with lxml's ``huge_tree``, which
+lifts libxml2's depth limit to 2,048 and its other safety limits (the size of a text
+node, of a name, of the parser's dictionary); :data:`MAX_MARKUP` is the size guard
+here instead, bounding the tree whatever the page, and the readers' byte limit
+(``denoise.decode.DEFAULT_MAX_BYTES``) the size of any text in it. Past 2,048 open
+elements libxml2 (2.14) still stops, with an "Excessive depth" error: the page is
+parsed up to the element that would open a 2,049th level, and that element and the
+rest of the HTML are left out, as past :data:`MAX_MARKUP`; no exception is raised and
+nothing crashes (a 5,000-deep page comes out with the text before that element). The
+walk of the tree and the loops over its blocks (tree operations, smoothing, features,
+kept text, block paths, the HTML written back) keep stacks of their own rather than
+recurse, compiled or not, so a tree 2,048 deep goes through them
+(``tests/denoise/test_deep_pages.py``).
 """
 
 from __future__ import annotations
@@ -20,6 +37,8 @@ from denoise.errors import PageError
 
 #: Elements removed with their content before segmentation: never visible text.
 DROPPED_TAGS = ("script", "style", "noscript", "template")
+#: A ``<noscript>`` with less text than this is dropped without a second look.
+NOSCRIPT_CHARS = 200
 #: The most markup of a page that is parsed, counted as the ``<`` and ``=`` characters of
 #: its HTML: one a tag (start or end tag, comment), one an attribute value, and the few
 #: in scripts, URLs and text; as many as the elements, text nodes and valued attributes
@@ -40,7 +59,7 @@ def _parser(*, ids: bool = False) -> etree.HTMLParser:
     # every page; XPath's id() needs it.
     return etree.HTMLParser(
         remove_comments=True, remove_pis=True, no_network=True, recover=True,
-        encoding="utf-8", default_doctype=False, collect_ids=ids,
+        encoding="utf-8", default_doctype=False, collect_ids=ids, huge_tree=True,
     )
 
 
@@ -72,11 +91,13 @@ def within_markup(data: bytes, limit: int) -> bytes:
     return data  # not reached: the count said there were more
 
 
-def parse_html(html: str, source: str = "<html>", *, ids: bool = False) -> etree._Element:
+def parse_html(html: str, source: str = "<html>", *, ids: bool = False,
+               dropped: tuple[str, ...] = DROPPED_TAGS) -> etree._Element:
     """Parse ``html`` into an lxml element tree, or raise ``PageError`` naming ``source``;
     with ``ids``, the tree answers XPath's ``id()``. A page of more than
-    :data:`MAX_MARKUP` tags and attribute values is parsed up to the last of them (see
-    the module notes).
+    :data:`MAX_MARKUP` tags and attribute values is parsed up to the last of them, and
+    one nested more than 2,048 elements deep up to the element past that depth (see the
+    module notes). The elements named in ``dropped`` are removed with their content.
 
     The text is handed to lxml as UTF-8 bytes so that an XML declaration in the page
     (common on XHTML sites) cannot make lxml refuse a ``str``.
@@ -89,5 +110,30 @@ def parse_html(html: str, source: str = "<html>", *, ids: bool = False) -> etree
         raise PageError(source, f"unparsable HTML ({error})") from None
     if root is None:
         raise PageError(source, "unparsable HTML (no element found)")
-    etree.strip_elements(root, *DROPPED_TAGS, with_tail=False)
+    etree.strip_elements(root, *(tag for tag in dropped if tag != "noscript"), with_tail=False)
+    if "noscript" in dropped:
+        if _content_in_noscript(root):
+            etree.strip_tags(root, "noscript")
+        else:
+            etree.strip_elements(root, "noscript", with_tail=False)
     return root
+
+
+def _content_in_noscript(root: etree._Element) -> bool:
+    """Whether the page's ``<noscript>`` elements hold more text than the rest of it.
+
+    Usually a ``noscript`` holds an "enable JavaScript" notice or a tracking pixel, and
+    is dropped. A page drawn by its scripts may put its content there instead, for
+    readers without them (Discourse forums do; 12 of WCXB's development pages came out
+    empty for want of it): then the ``noscript`` is the page, and its content stays in
+    place. Only pages with :data:`NOSCRIPT_CHARS` or more of text in a ``noscript`` are
+    counted through (after scripts and styles are gone).
+    """
+    hidden = [node for node in root.iter("noscript")
+              if next(node.iterancestors("noscript"), None) is None]
+    if not hidden:
+        return False
+    inside = sum(len(text.strip()) for node in hidden for text in node.itertext())
+    if inside < NOSCRIPT_CHARS:
+        return False
+    return inside > sum(len(text.strip()) for text in root.itertext()) - inside

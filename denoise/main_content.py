@@ -2,29 +2,44 @@
 
 Template detection says what a site repeats; the article is narrower than "not
 repeated" (teasers, comments and related-link lists are unique to a page yet not
-the article). So the main text combines three things (the whole is measured by
-``benchmarks/main_content.py``; each step raised F1 on a 40-pages-a-set sample while
-it was developed, a check not kept as a benchmark):
+the article). So the main text combines these steps (the whole is measured by
+``benchmarks/main_content.py --heldout``, every page scored by a model trained
+without its source):
 
 1. The block scores of two models over the same features: the site-level-trained
    template model (:mod:`denoise.detector`) and a *main-content model* trained the
-   same way on blocks labelled by gold main texts of the dev sites (news pages'
-   human extractions, docs sites' main-content XPath; see
+   same way on blocks labelled by gold main texts from seven sources (the dev news
+   sites' human extractions, the dev docs sites' main-content XPaths, readability's,
+   CleanEval's, Dragnet's and chaos's gold, WCXB's development split; see
    :mod:`corpora.train_main_content`). Their probabilities are averaged
    (``weight``), smoothed over the tree, and cut at ``threshold``.
-   A page where every block scores as boilerplate keeps the blocks closest to
-   its lowest score instead (short pages: a product blurb, an error notice).
+   A page where every block scores as boilerplate keeps the blocks within
+   :data:`~denoise.detector.FALLBACK_MARGIN` of its lowest score instead
+   (:meth:`~denoise.detector.PageScores.fallback_scores`; short pages: a product
+   blurb, an error notice), or of its lowest-scoring text when that keeps nothing
+   (the lowest node, a ``<body>``, may hold no text of its own), as mode ``page``
+   does for a page its cut would empty.
 2. Link density: a kept block whose text is mostly anchor text (a list of links)
    is dropped, as readability and jusText do; so is text whose innermost block,
    scored or too small to be, is mostly links (a short menu inside the article's
-   container).
-3. One region: the scored block whose content characters minus boilerplate
+   container), unless that block is a heading: a linked heading is the title of an
+   item of a listing, not a menu.
+3. Comments: text in blocks whose own class or id names comments or replies is
+   dropped when enough text (``comments`` characters) is kept outside them: an
+   article's readers' comments go, a thread made of replies stays. The models alone
+   cannot tell the two apart: their sources disagree (Dragnet's gold leaves comments
+   out, WCXB's forum gold keeps replies), and on a Slashdot story the comments
+   outweigh the story fifty to one, so the region step below picked them.
+4. One region: the scored block whose content characters minus boilerplate
    characters is largest (readability's "top candidate", over our scores), and only
    the content inside it.
+5. Once: a kept block of :data:`COPY_CHARS` or more whose text an earlier kept block
+   (not one holding it) already gave is dropped: the article printed twice or three
+   times (a print version, a hidden twin for another layout) is returned once.
 
-The parameters live in the main-content model's header; they were chosen on a
-40-page-a-set sample of the content-dev sets, which the figures in
-``benchmarks/RESULTS.md`` then report in full.
+The parameters live in the main-content model's header
+(:data:`corpora.train_main_content.PARAMS`); how they were chosen, each source's
+figure from parameters chosen on the *other* sources, is in ``benchmarks/RESULTS.md``.
 """
 
 from __future__ import annotations
@@ -37,16 +52,20 @@ import numpy as np
 
 from denoise.arguments import expect_page, expect_text
 from denoise.blocks import PageBlocks
-from denoise.detector import PageScores, TemplateDetector, block_lines
-from denoise.features import FEATURE_NAMES, PageFeatures, extract
+from denoise.detector import FALLBACK_MARGIN, PageScores, TemplateDetector, block_lines
+from denoise.features import CUES, FEATURE_NAMES, PageFeatures, extract
 from denoise.model import ModelError, TemplateModel
 from denoise.page import Page, site_of
 from denoise.shipped import shipped
 
 _ANCHOR = FEATURE_NAMES.index("anchor_text")
-#: When every block scores as boilerplate, the blocks within this margin of the
-#: page's lowest score are its content: a page has an article, however plain.
-FALLBACK_MARGIN = 0.1
+_OWN_CONTENT_CUE = FEATURE_NAMES.index("cue_content")
+_OWN_BODY = FEATURE_NAMES.index("own_body")
+#: Blocks whose links are titles, never menus.
+HEADINGS = frozenset({"h1", "h2", "h3", "h4", "h5", "h6"})
+#: The least text of a block dropped as a copy of an earlier one: a repeated line
+#: ("Share this", a date) is not a copied article, and a copied paragraph is longer.
+COPY_CHARS = 200
 
 
 def main_content_model_path() -> Path:
@@ -66,6 +85,15 @@ class MainContentExtractor:
     threshold : mixed, smoothed score from which a block is boilerplate.
     link_density : a block with more of its text in anchors than this is dropped.
     one_region : keep only the content inside the best region (see module doc).
+    once : drop kept blocks that copy an earlier kept block's text (see module doc).
+    furniture : cue families (:data:`denoise.features.CUES`) whose blocks are dropped
+        whatever their score: a block whose own class or id names one of them (and not
+        the content) goes with everything inside it (see module doc).
+    comments : drop the text of blocks named as comments or replies when at least
+        this many characters are kept outside them (an article with its readers'
+        comments; a thread, all replies, keeps them); 0 keeps comments.
+    linked_headings : keep a heading made of a link (an item's title in a listing)
+        where the link-density rule would drop it.
     """
 
     detector: TemplateDetector
@@ -74,12 +102,20 @@ class MainContentExtractor:
     threshold: float = 0.55
     link_density: float = 0.5
     one_region: bool = True
+    once: bool = True
+    furniture: tuple[str, ...] = ()
+    comments: int = 0
+    linked_headings: bool = True
 
     def __post_init__(self) -> None:
         for name in ("weight", "threshold", "link_density"):
             value = getattr(self, name)
             if not 0.0 <= value <= 1.0:
                 raise ValueError(f"{name} must be in [0, 1], got {value!r}")
+        unknown = [name for name in self.furniture if name not in CUES]
+        if isinstance(self.furniture, str) or unknown:
+            raise ValueError(f"furniture must name cue families of {CUES}, got "
+                             f"{self.furniture!r}")
 
     @classmethod
     def load(cls, template: str | Path | None = None,
@@ -94,6 +130,8 @@ class MainContentExtractor:
             raise ModelError(str(source), "not a main-content model (no main_content "
                              "parameters; see corpora.train_main_content)")
         try:
+            if isinstance(params.get("furniture"), list):
+                params = {**params, "furniture": tuple(params["furniture"])}
             return cls(detector, model, **params)
         except (TypeError, ValueError) as error:
             raise ModelError(str(source), f"corrupt main-content parameters ({error})") from None
@@ -117,18 +155,33 @@ class MainContentExtractor:
     def kept_chunks(self, scores: PageScores) -> np.ndarray:
         """Per text chunk of the page: part of the main content, from the page's mixed
         scores (:meth:`scores`)."""
+        return self.kept(scores)[0]
+
+    def kept(self, scores: PageScores) -> tuple[np.ndarray, bool]:
+        """:meth:`kept_chunks`, and whether the page fell back to the blocks that look
+        least like boilerplate (every block scored as boilerplate, or all the text
+        below the threshold was links)."""
         features = scores.features
         blocks = features.blocks
         if not len(features.nodes):
-            return scores.content_chunks()
+            return scores.content_chunks(), False
         node = features.node_of_block()[blocks.chunk_block]
         linky = np.append(features.matrix[:, _ANCHOR] > self.link_density, False)[node]
-        linky |= np.append(_anchor_shares(blocks) > self.link_density, False)[blocks.chunk_block]
+        menus = _anchor_shares(blocks) > self.link_density
+        if self.linked_headings:
+            menus &= ~blocks.has_tag(HEADINGS)
+        linky |= np.append(menus, False)[blocks.chunk_block]
+        if self.furniture:
+            linky |= _named_chunks(features, self.furniture)
         keep = scores.content_chunks() & ~linky
-        if not keep.any():  # all looks like boilerplate: keep what looks least like it
-            relative = PageScores(features, scores.raw, scores.scores,
-                                  float(scores.scores.min()) + FALLBACK_MARGIN)
-            keep = relative.content_chunks()
+        if self.comments and keep.any():
+            keep = self._without_comments(features, keep)
+        fallback = not keep.any()
+        if fallback:  # all looks like boilerplate: keep what looks least like it
+            lowest = float(scores.scores.min())
+            keep = scores.fallback_scores(lowest, FALLBACK_MARGIN).content_chunks()
+            if not keep.any():  # the lowest node holds no text: go by the lowest text's
+                keep = scores.fallback_scores().content_chunks()
             keep = keep & ~linky if (keep & ~linky).any() else keep
         if self.one_region and keep.any():
             chars = blocks.chunk_chars()
@@ -137,13 +190,20 @@ class MainContentExtractor:
             spans = blocks.spans[features.nodes]
             inside = good[spans[:, 1]] - good[spans[:, 0]]
             margin = np.where(inside > 0, inside - (bad[spans[:, 1]] - bad[spans[:, 0]]), -np.inf)
-            if not np.isfinite(margin).any():  # the content lies outside every scored block
-                return keep
-            start, end = spans[int(np.argmax(margin))]
-            region = np.zeros(len(keep), dtype=bool)
-            region[start:end] = True
-            keep &= region
-        return keep
+            if np.isfinite(margin).any():  # else the content lies outside every scored block
+                start, end = spans[int(np.argmax(margin))]
+                region = np.zeros(len(keep), dtype=bool)
+                region[start:end] = True
+                keep &= region
+        if self.once and keep.any():
+            keep = _without_copies(features, keep)
+        return keep, fallback
+
+    def _without_comments(self, features: PageFeatures, keep: np.ndarray) -> np.ndarray:
+        """``keep`` less the comments, when :attr:`comments` characters are kept outside."""
+        comment = _named_chunks(features, ("comments",))
+        outside = int((features.blocks.chunk_chars() * (keep & ~comment)).sum())
+        return keep & ~comment if outside >= self.comments else keep
 
     def text(self, features: PageFeatures, template_raw: np.ndarray | None = None) -> str:
         """The main text: one line per block."""
@@ -152,6 +212,41 @@ class MainContentExtractor:
     def extract(self, page: Page) -> str:
         """Parse ``page`` once and return its main text."""
         return self.text(extract(expect_page(page, "MainContentExtractor.extract")))
+
+
+def _named_chunks(features: PageFeatures, families: tuple[str, ...]) -> np.ndarray:
+    """Per chunk: inside a scored block (not the body) whose own class / id words name
+    one of the cue ``families`` and not the content."""
+    columns = [FEATURE_NAMES.index(f"cue_{name}") for name in families]
+    matrix = features.matrix
+    flagged = ((matrix[:, columns] > 0).any(axis=1) & (matrix[:, _OWN_CONTENT_CUE] == 0)
+               & (matrix[:, _OWN_BODY] == 0))
+    spans = features.blocks.spans[features.nodes[flagged]]
+    marks = np.zeros(len(features.blocks.chunk_block) + 1, dtype=np.int64)
+    np.add.at(marks, spans[:, 0], 1)
+    np.add.at(marks, spans[:, 1], -1)
+    return np.cumsum(marks)[:-1] > 0
+
+
+def _without_copies(features: PageFeatures, keep: np.ndarray) -> np.ndarray:
+    """``keep`` less the scored blocks whose text repeats an earlier, disjoint kept block's
+    (both with at least :data:`COPY_CHARS` characters kept)."""
+    blocks = features.blocks
+    spans = blocks.spans[features.nodes]
+    kept = np.concatenate(([0], np.cumsum(blocks.chunk_chars() * keep)))
+    big = np.flatnonzero(kept[spans[:, 1]] - kept[spans[:, 0]] >= COPY_CHARS)
+    if len(big) < 2:
+        return keep
+    digests = blocks.text_index.digests(spans[big]).tolist()
+    first_end: dict[int, int] = {}
+    keep = keep.copy()
+    for digest, (start, end) in zip(digests, spans[big].tolist(), strict=True):
+        seen = first_end.get(digest)
+        if seen is None:
+            first_end[digest] = end
+        elif start >= seen:  # a copy, not the block itself or one it holds
+            keep[start:end] = False
+    return keep
 
 
 def _anchor_shares(blocks: PageBlocks) -> np.ndarray:

@@ -102,11 +102,10 @@ def shaded_html(scores: PageScores, url: str | None = None) -> str:
     a ``<base>`` so relative links, images and styles resolve.
     """
     page = scores.features.blocks.page
-    parser = etree.HTMLParser(remove_comments=True, remove_pis=True, no_network=True,
-                              recover=True, encoding="utf-8", default_doctype=False)
-    root = etree.fromstring(page.html.encode("utf-8", "replace"), parser)
-    etree.strip_elements(root, *(t for t in DROPPED_TAGS if t != "style"), with_tail=False)
-    # the walk saw no <style>: leave them out of the index so positions match
+    # parsed as the walk's tree was (the same markup cap and depth), styles kept for the
+    # look; the walk saw no <style>: leave them out of the index so positions match
+    root = parse_html(page.html, page.id,
+                      dropped=tuple(t for t in DROPPED_TAGS if t != "style"))
     elements = [e for e in root.iter(etree.Element) if e.tag != "style"]
     _defuse(elements)
     blocks = scores.features.blocks

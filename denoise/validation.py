@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -149,3 +149,79 @@ def pr_curve(scores: np.ndarray, labels: np.ndarray,
     positives = max(true[-1], 1e-12) if len(true) else 1.0
     precision = true[last] / np.maximum(true[last] + false[last], 1e-12)
     return Curve(scores[last], precision, true[last] / positives)
+
+
+#: Points of the threshold grid per-family curves are drawn on.
+GRID_POINTS = 400
+
+
+@dataclass(frozen=True, slots=True)
+class FamilyCurves:
+    """Precision and recall of each site family at each threshold of one grid.
+
+    What a pooled curve hides: pooled over examples, a threshold's precision is carried
+    by the sites with the most blocks, and on a new site it may be far lower. Here each
+    family counts once. A family that calls nothing template at a threshold has
+    precision 1 there (it removed nothing it should not have); one without template
+    examples has no recall (``nan``).
+    """
+
+    families: np.ndarray  # str per family
+    thresholds: np.ndarray  # decreasing
+    precision: np.ndarray  # (families, thresholds)
+    recall: np.ndarray  # (families, thresholds), nan for a family without template
+    pooled_recall: np.ndarray  # per threshold, over every family's template examples
+
+    @classmethod
+    def of(cls, scores: np.ndarray, labels: np.ndarray, sites: Sequence[str],
+           points: int = GRID_POINTS) -> FamilyCurves:
+        """The curves of out-of-fold ``scores`` (template = label 1) by the family of
+        each example's site."""
+        families = np.array([site_family(str(s)) for s in sites])
+        names = np.unique(families)
+        grid = np.unique(scores)
+        if len(grid) > points:  # the scores' quantiles: as many examples between two points
+            grid = np.unique(np.quantile(scores, np.linspace(0.0, 1.0, points)))
+        grid = grid[::-1]
+        precision = np.ones((len(names), len(grid)))
+        recall = np.full((len(names), len(grid)), np.nan)
+        found = np.zeros(len(grid))
+        for row, name in enumerate(names):
+            mask = families == name
+            own, template = np.sort(scores[mask]), np.sort(scores[mask & (labels == 1)])
+            called = len(own) - np.searchsorted(own, grid, side="left")
+            hits = len(template) - np.searchsorted(template, grid, side="left")
+            precision[row] = np.where(called > 0, hits / np.maximum(called, 1), 1.0)
+            found += hits
+            if len(template):
+                recall[row] = hits / len(template)
+        return cls(names, grid, precision, recall, found / max(int((labels == 1).sum()), 1))
+
+    def curve(self, quantile: float | None = 0.5, without: str | None = None) -> Curve:
+        """One curve for a new site: at each threshold, the ``quantile`` of the families'
+        precisions (None: their mean) and their mean recall; ``without`` leaves a family
+        out (to choose a threshold for it on the others)."""
+        keep = self.families != without
+        precision = self.precision[keep]
+        value = (precision.mean(axis=0) if quantile is None
+                 else np.quantile(precision, quantile, axis=0))
+        return Curve(self.thresholds, value, np.nanmean(self.recall[keep], axis=0))
+
+    def operating_curve(self, quantile: float | None = 0.5) -> Curve:
+        """The curve a model stores: :meth:`curve`'s precision for a new site, and the
+        recall pooled over every template block, so that a recall asked of the model
+        (``--recall 0.5``) means what it meant with a pooled curve."""
+        return replace(self.curve(quantile), recall=self.pooled_recall)
+
+    def held_out(self, precision: float, quantile: float | None) -> tuple[np.ndarray, ...]:
+        """Per family: the threshold chosen on the *other* families for ``precision``
+        (:meth:`curve` with ``quantile``), and this family's precision and recall there."""
+        chosen, got, found = [], [], []
+        for row, name in enumerate(self.families):
+            threshold = self.curve(quantile, without=name).threshold_for_precision(precision)
+            column = min(int(np.searchsorted(-self.thresholds, -threshold, side="right")) - 1,
+                         len(self.thresholds) - 1)
+            chosen.append(threshold)
+            got.append(self.precision[row, column] if column >= 0 else 1.0)
+            found.append(self.recall[row, column] if column >= 0 else 0.0)
+        return np.array(chosen), np.array(got), np.array(found)

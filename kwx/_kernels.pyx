@@ -34,11 +34,13 @@ def kept_chunks(const int[::1] chunk_block, const cnp.int64_t[::1] chunk_starts,
     A chunk is kept when ``chunk_keep`` says so and it is in a block (``chunk_block``
     >= 0); with no scores (``block_scores`` empty) a kept chunk's template score is 0.
     Returns per chunk whether it is kept, and per kept chunk its offset in the kept
-    text (the chunks' lengths plus a separator each, before it), whether it is anchor
-    text, whether its block is a heading (``block_heading``) and its block's score; and
-    the characters of the chunks in blocks that were not kept."""
+    text (``denoise.detector.block_lines``: the chunks before it, each followed by what
+    the page text has between it and the next when that one is kept and of its block,
+    nothing or a space, else by one separator), whether it is anchor text, whether its
+    block is a heading (``block_heading``) and its block's score; and the characters of
+    the chunks in blocks that were not kept."""
     cdef Py_ssize_t n = chunk_block.shape[0], blocks = block_heading.shape[0], i, k = 0
-    cdef Py_ssize_t kept_count = 0
+    cdef Py_ssize_t kept_count = 0, previous = -1
     cdef int b
     cdef bint scored = block_scores.shape[0] > 0
     cdef cnp.int64_t at = 0, removed = 0, length
@@ -71,8 +73,14 @@ def kept_chunks(const int[::1] chunk_block, const cnp.int64_t[::1] chunk_starts,
             if b >= 0:
                 removed += length
             continue
+        if previous >= 0:  # the separator after the last kept chunk
+            if previous == i - 1 and chunk_block[previous] == b:
+                at += chunk_starts[i] - chunk_ends[previous]
+            else:
+                at += 1
         offsets[k] = at
-        at += length + 1
+        at += length
+        previous = i
         link[k] = chunk_in_link[i]
         heading[k] = block_heading[b]
         template[k] = block_scores[b] if scored else 0.0

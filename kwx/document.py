@@ -45,8 +45,10 @@ MAX_TEXT_CHARS = 1_000_000
 class KeywordDocument:
     """The text keywords are taken from, chunk by chunk.
 
-    ``text`` joins the kept chunks: one space inside a block, a line break between
-    blocks (a break no phrase crosses). Per-chunk arrays line up with ``chunk_starts``.
+    ``text`` joins the kept chunks (:func:`denoise.detector.block_lines`): neighbours in
+    a block as the page text has them (glued inside a word, else one space apart), other
+    chunks of a block one space apart, a line break between blocks (a break no phrase
+    crosses). Per-chunk arrays line up with ``chunk_starts``.
     """
 
     page: Page
@@ -151,8 +153,11 @@ def _kept_chunks_numpy(blocks: PageBlocks, keep: np.ndarray, scores: PageScores 
     lengths = (ends - starts)[kept]
     owners = blocks.chunk_block[kept]
     offsets = np.zeros(len(kept), dtype=np.int64)  # where block_lines puts each chunk
-    if len(kept):
-        offsets[1:] = np.cumsum(lengths[:-1] + 1)
+    if len(kept):  # after a neighbour of its block, what the page text has between them
+        # (nothing or a space); else a separator (a space, or a line break)
+        run_on = (kept[1:] == kept[:-1] + 1) & (owners[1:] == owners[:-1])
+        separators = np.where(run_on, starts[kept[1:]] - ends[kept[:-1]], 1)
+        offsets[1:] = np.cumsum(lengths[:-1] + separators)
     heading = np.append(blocks.has_tag(_HEADINGS), False)[owners]  # -1, no block: False
     removed = int(((ends - starts)[in_body & ~keep]).sum())
     return (keep, offsets, blocks.chunk_in_link[kept], heading,

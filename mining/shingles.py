@@ -136,7 +136,9 @@ def word_hashes(text: str, spans: tuple[np.ndarray, np.ndarray] | None = None) -
 
     With ``spans`` (start and end offsets in ``text``), only the words inside them: the
     words of a page's kept chunks straight from the page text, without joining them
-    first (chunks are apart in the text, so no word runs over a span's edge).
+    first. Spans that touch are one run of text (chunks glued inside a word, as the
+    page text has them: :mod:`denoise.blocks`), so a word may run over their edge; a
+    gap between spans ends a word.
     """
     if _kernels is not None:  # one pass over the characters, not a dozen over arrays
         bounds = spans if spans is not None else (np.zeros(1, np.int64),

@@ -1,5 +1,6 @@
 """``denoise train / apply / evaluate / show`` through the command line."""
 
+import dataclasses
 import json
 
 import numpy as np
@@ -286,11 +287,16 @@ def test_page_lines_are_json_dumps_of_each_pages_record(dev_site_pages, output):
                '</body></html>')
     fmt = Format(output)
     for page in [*dev_site_pages[:40], odd]:
-        scores = detector.score(page)
-        record = {"page": page.id, **({"url": page.url} if page.url else {}),
-                  "html" if fmt is Format.html else "text": _page_body(scores, fmt, extractor)}
-        assert _page_line(scores, fmt, extractor) == json.dumps(
-            record, ensure_ascii=False) + "\n", page.id
+        scored = detector.score(page)
+        # as written, and cut at 0 (every block template) for a line that falls back
+        for scores in (scored.or_fallback(), dataclasses.replace(scored, threshold=0.0)
+                       .or_fallback()):
+            body, fallback = _page_body(scores, fmt, extractor)
+            record = {"page": page.id, **({"url": page.url} if page.url else {}),
+                      **({"fallback": True} if fallback else {}),
+                      "html" if fmt is Format.html else "text": body}
+            assert _page_line(scores, fmt, extractor) == (json.dumps(
+                record, ensure_ascii=False) + "\n", fallback), page.id
 
 
 def test_json_strings_are_jsons_own(dev_site_pages):

@@ -76,9 +76,10 @@ def test_webkb_text_is_the_title_and_the_body_lines():
     assert text is not None
     assert text.title == "Faculty page 7 at cornell"
     # one line per block, as FULLTEXT reads it (a wrapped source line joined, <BR> no
-    # block); the heading repeats the title: dropped; control characters dropped
+    # block, the full stop after a link glued to it); the heading repeats the title:
+    # dropped; control characters dropped
     assert text.paragraphs() == ["Office: 4130 Upson Hall Phone: 555-0007",
-                                 "Research interests: faculty things and more faculty work .",
+                                 "Research interests: faculty things and more faculty work.",
                                  "Item one of 7", "Item two"]
 
 

@@ -13,6 +13,7 @@ from denoise.model import TemplateModel
 from denoise.training import CrossSiteReport, cross_validate
 from denoise.validation import (
     Curve,
+    FamilyCurves,
     cross_site_predictions,
     pr_curve,
     site_family,
@@ -257,3 +258,46 @@ def test_cross_site_report_without_smoothing_has_equal_scores():
         pages, lambda train: TemplateDetector(TemplateModel(classifier="naive-bayes").fit(
             train), smoothing=None), n_folds=2)
     np.testing.assert_array_equal(report.raw, report.smoothed)
+
+
+def _families() -> tuple[np.ndarray, np.ndarray, list[str]]:
+    """Three families: 'clean' separates template from content, 'noisy' scores its content
+    as high as its template, 'plain' has no template at all."""
+    scores = np.array([0.9, 0.8, 0.1, 0.2, 0.9, 0.8, 0.85, 0.1, 0.3, 0.2])
+    labels = np.array([1, 1, 0, 0, 1, 1, 0, 0, 0, 0])
+    sites = ["www.clean.org"] * 4 + ["noisy.com"] * 4 + ["plain.net"] * 2
+    return scores, labels, sites
+
+
+def test_family_curves_count_each_family_once():
+    curves = FamilyCurves.of(*_families())
+    assert list(curves.families) == ["clean", "noisy", "plain"]
+    top = int(np.flatnonzero(curves.thresholds <= 0.8)[0])  # the first threshold at or under 0.8
+    assert curves.precision[0, top] == 1.0 and curves.recall[0, top] == 1.0
+    assert curves.precision[1, top] == pytest.approx(2 / 3)
+    assert curves.precision[2, top] == 1.0  # calls nothing: nothing wrongly removed
+    assert np.isnan(curves.recall[2]).all()  # no template to find
+    assert curves.curve(None).precision[top] == pytest.approx((1 + 2 / 3 + 1) / 3)
+    assert curves.curve(0.0).precision[top] == pytest.approx(2 / 3)  # the worst family
+
+
+def test_held_out_thresholds_are_chosen_without_the_family():
+    curves = FamilyCurves.of(*_families())
+    chosen, precision, recall = curves.held_out(0.9, 0.0)
+    # Without 'noisy', every threshold over 0.3 keeps the others at 100% precision and
+    # 0.8 finds all of 'clean''s template: 'noisy' is cut there and pays for it. With
+    # 'noisy' among the others, the worst family forbids any threshold under 0.9.
+    noisy = list(curves.families).index("noisy")
+    assert precision[noisy] < 0.9
+    clean = list(curves.families).index("clean")
+    assert chosen[clean] > 0.85 and recall[clean] == pytest.approx(0.5)
+
+
+def test_the_stored_curve_keeps_pooled_recall_and_family_precision():
+    scores, labels, sites = _families()
+    curves = FamilyCurves.of(scores, labels, sites)
+    stored = curves.operating_curve(0.25)
+    pooled = pr_curve(scores, labels)
+    for threshold, recall in zip(stored.thresholds, stored.recall, strict=True):
+        assert recall == pytest.approx(pooled.at(threshold)[1])
+    assert list(stored.precision) == list(curves.curve(0.25).precision)
