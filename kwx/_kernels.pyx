@@ -579,6 +579,103 @@ cdef object _known_cuts(str chunk, Py_UCS4* written, Py_ssize_t n, object known,
     return tuple(found)
 
 
+# places: the runs of tokens, up to n(n+1)/2 of them, and fewer than n inside tokens
+DEF _MAX_PLACES = 2144  # _MAX_SHAPED + _MAX_SHAPED * (_MAX_SHAPED + 1) / 2
+
+
+def learnt_shape(str chunk not None, str written not None, tuple cuts not None, specials,
+                 Py_ssize_t max_tokens):
+    """``kwx.spacy_rules.ShapeCuts.learnt_python`` in one pass: what a shape learns from
+    spaCy's ``cuts`` of ``chunk`` (written out as ``written``, by ``shape_of``): False
+    when a special case is at one of the places spaCy may have looked up; None when
+    there are more than ``max_tokens`` cuts or a cut or place falls inside a run of
+    letters; else the cuts and the places as bytes of (start, end) segment numbers;
+    NotImplemented (left to the Python steps) when a cut ends past the chunk.
+    ``tests/kwx/test_spacy_rules.py`` compares it with the Python steps."""
+    cdef Py_ssize_t n = len(chunk), count = len(cuts), i, j, k, places = 0, segments = 0
+    cdef Py_ssize_t starts[_MAX_SHAPED], ends[_MAX_SHAPED]
+    cdef Py_ssize_t keys[_MAX_PLACES]
+    cdef Py_ssize_t segment_of[_MAX_SHAPED + 1]
+    cdef char out[2 * (_MAX_SHAPED + _MAX_PLACES)]
+    cdef Py_ssize_t a, b, key, width
+    cdef Py_UCS4 c
+    cdef bint letter
+    cdef int kind = PyUnicode_KIND(chunk), written_kind = PyUnicode_KIND(written)
+    cdef void* data = PyUnicode_DATA(chunk)
+    cdef void* written_data = PyUnicode_DATA(written)
+    if n > _MAX_SHAPED or len(written) != n:
+        raise ValueError("a shaped chunk is at most 64 characters, written out as long")
+    if count > max_tokens:
+        return None
+    if count > _MAX_SHAPED:
+        raise ValueError("more cuts than a shaped chunk has characters")
+    width = n + 1
+    for i in range(count):
+        a, b = cuts[i]
+        if not 0 <= a <= b:
+            raise ValueError("a cut ends before it starts, or starts before its chunk")
+        if b > n:  # spaCy's row of a lone whitespace may end past it
+            return NotImplemented
+        starts[i], ends[i] = a, b
+    for i in range(count):  # the runs of tokens, then the inside of tokens without letters
+        for j in range(i, count):
+            keys[places] = starts[i] * width + ends[j]
+            places += 1
+    for i in range(count):
+        a, b = starts[i], ends[i]
+        if b - a <= 1:
+            continue
+        letter = False
+        for k in range(a, b):
+            if _is_ascii_letter(PyUnicode_READ(kind, data, k)):
+                letter = True
+                break
+        if not letter:
+            for k in range(a + 1, b):
+                keys[places] = a * width + k
+                places += 1
+    for i in range(1, places):  # sorted (a few dozen keys), then distinct
+        key = keys[i]
+        j = i - 1
+        while j >= 0 and keys[j] > key:
+            keys[j + 1] = keys[j]
+            j -= 1
+        keys[j + 1] = key
+    k = 0
+    for i in range(places):
+        if k == 0 or keys[i] != keys[k - 1]:
+            keys[k] = keys[i]
+            k += 1
+    places = k
+    for i in range(places):
+        if PyUnicode_Substring(chunk, keys[i] // width, keys[i] % width) in specials:
+            return False
+    for i in range(n + 1):
+        segment_of[i] = -1
+    i = 0
+    while i < n:  # segments: a run of x, a run of X, or any other character
+        segment_of[i] = segments
+        segments += 1
+        c = PyUnicode_READ(written_kind, written_data, i)
+        i += 1
+        if c == 120 or c == 88:
+            while i < n and PyUnicode_READ(written_kind, written_data, i) == c:
+                i += 1
+    segment_of[n] = segments
+    for i in range(places):
+        if segment_of[keys[i] // width] < 0 or segment_of[keys[i] % width] < 0:
+            return None
+    for i in range(count):
+        out[2 * i] = <char>segment_of[starts[i]]
+        out[2 * i + 1] = <char>segment_of[ends[i]]
+    k = 2 * count
+    for i in range(places):
+        out[k] = <char>segment_of[keys[i] // width]
+        out[k + 1] = <char>segment_of[keys[i] % width]
+        k += 2
+    return (out[:2 * count], out[2 * count:k])
+
+
 # --- kwx.spacy_rules (imitates spaCy's lexemes): token rows of ASCII tokens ---------------
 # (Imitation.lexeme_rows and chunk_rows; used only where kwx.spacy_rules is active and the
 # rows agree with spaCy's lexeme functions on its probe)

@@ -678,19 +678,34 @@ class ShapeCuts:
         key, written = shaped
         if not self._tried_again(key):
             return
-        places = _lookup_places(chunk, spacy_cuts) if len(spacy_cuts) <= MAX_TOKENS else ()
-        if any(chunk[a:b] in self.specials for a, b in places):
+        learnt = NotImplemented if _kernels is None else _kernels.learnt_shape(
+            chunk, written, spacy_cuts, self.specials, MAX_TOKENS)
+        if learnt is NotImplemented:  # no extension, or a cut past the chunk
+            learnt = self.learnt_python(chunk, written, spacy_cuts)
+        if learnt is False:
             self.specials_met.setdefault(key, 1)
             return
         self.specials_met.pop(key, None)
-        self.shapes[key] = None  # unless all is well below
+        self.shapes[key] = learnt
+
+    def learnt_python(self, chunk: str, written: str,
+                      spacy_cuts: Cuts) -> tuple[bytes, bytes] | bool | None:
+        """What a shape learns from spaCy's cuts of ``chunk`` (written out as
+        ``written``): False when a special case took part in them; None when the shape
+        cannot speak for its chunks (too many tokens, or a cut or place inside a run of
+        letters); else its cuts and places as segment numbers (compiled where built,
+        ``kwx._kernels.learnt_shape``: learning runs once for each chunk spaCy cuts)."""
+        places = _lookup_places(chunk, spacy_cuts) if len(spacy_cuts) <= MAX_TOKENS else ()
+        if any(chunk[a:b] in self.specials for a, b in places):
+            return False
         if len(spacy_cuts) > MAX_TOKENS:
-            return
+            return None
         segment = {start: number for number, start in enumerate(_segment_starts(written))}
         # a cut or place inside a run of letters: the shape cannot tell where
-        if all(a in segment and b in segment for a, b in places):  # (the cuts are places)
-            self.shapes[key] = (  # segment numbers, below MAX_CHARS + 2: bytes hold them
-                bytes(segment[at] for pair in spacy_cuts for at in pair),
+        if not all(a in segment and b in segment for a, b in places):  # (cuts are places)
+            return None
+        # segment numbers, below MAX_CHARS + 2: bytes hold them
+        return (bytes(segment[at] for pair in spacy_cuts for at in pair),
                 bytes(segment[at] for pair in places for at in pair))
 
     def _tried_again(self, key: str) -> bool:

@@ -526,6 +526,7 @@ def test_a_shape_every_chunk_of_which_holds_a_special_case_is_tried_ever_more_ra
         monkeypatch):
     tries = []
     looked_up = spacy_rules._lookup_places
+    monkeypatch.setattr(spacy_rules, "_kernels", None)  # the Python steps look places up
     monkeypatch.setattr(spacy_rules, "_lookup_places",
                         lambda chunk, cuts: tries.append(chunk) or looked_up(chunk, cuts))
     stubborn = _learnt([f"(:{c}" for c in "abcdefghijk"])  # "(:" in every one
@@ -567,6 +568,43 @@ def test_the_compiled_cuts_are_the_python_steps():
     found = [shapes.cuts(chunk) for chunk in later]
     assert found == [shapes.cuts_python(chunk) for chunk in later]
     assert sum(cuts is not None for cuts in found) > 2000
+
+
+@pytest.mark.skipif(spacy_rules._kernels is None, reason="the compiled extension is not built")
+@pytest.mark.parametrize("max_tokens", [spacy_rules.MAX_TOKENS, 64])
+def test_the_compiled_learning_is_the_python_steps(max_tokens, monkeypatch):
+    """Learnt cuts and places, refusals (too many tokens, a cut inside a run of
+    letters) and special cases met, on chunks of every kind: code glued by inline
+    markup ("session.query(Node)"), numbers, and generated ones."""
+    chunks = [*generated_chunks(5, 1500), *numeric_chunks(5, 500), "session.query(Node).",
+              "sqlalchemy.orm.Session.__init__(bind=None,", "(:3", "and/or", "Don't", "x" * 60,
+              "e.g.,", "a.b.c.d.e.f.g.h.i.j", "\u00e9t\u00e9's", "(((((a)))))", "10km/h."]
+    monkeypatch.setattr(spacy_rules, "MAX_TOKENS", max_tokens)
+    shapes = spacy_rules.ShapeCuts(module.tokenizer(), module._imitation().exceptions)
+    kinds = set()
+    for chunk, cuts in zip(chunks, spacy_cuts(chunks), strict=True):
+        shaped = spacy_rules.shape(chunk)
+        if shaped is None:
+            continue
+        learnt = spacy_rules._kernels.learnt_shape(chunk, shaped[1], cuts, shapes.specials,
+                                                   max_tokens)
+        assert learnt == shapes.learnt_python(chunk, shaped[1], cuts), chunk
+        kinds.add(type(learnt))
+    assert kinds == ({tuple, bool, type(None)} if max_tokens < 20 else {tuple, bool})
+
+
+def test_the_compiled_learning_leaves_cuts_past_the_chunk_to_the_python_steps():
+    """spaCy's row of a lone tab ends past it; a cut that ends before it starts is
+    refused."""
+    if spacy_rules._kernels is None:
+        pytest.skip("the compiled extension is not built")
+    shapes = spacy_rules.ShapeCuts(module.tokenizer(), module._imitation().exceptions)
+    for chunk, written, cuts in (("\t", "\t", ((0, 5),)), ("ab,", "xx,", ((0, 2), (2, 9)))):
+        assert spacy_rules._kernels.learnt_shape(chunk, written, cuts, shapes.specials, 8) \
+            is NotImplemented  # left to the Python steps
+        assert shapes.learnt_python(chunk, written, cuts) is None
+    with pytest.raises(ValueError, match="before"):
+        spacy_rules._kernels.learnt_shape("ab,", "xx,", ((2, 1),), frozenset(), 8)
 
 
 @pytest.mark.slow
