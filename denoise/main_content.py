@@ -32,7 +32,9 @@ without its source):
    outweigh the story fifty to one, so the region step below picked them.
 4. One region: the scored block whose content characters minus boilerplate
    characters is largest (readability's "top candidate", over our scores), and only
-   the content inside it.
+   the content inside it; unless that block holds less than ``spread`` of the content
+   kept: then the content is spread over the page (a service page's sections side by
+   side, a listing's columns, a forum's posts in separate tables) and all of it stays.
 5. Once: a kept block of :data:`COPY_CHARS` or more whose text an earlier kept block
    (not one holding it) already gave is dropped: the article printed twice or three
    times (a print version, a hidden twin for another layout) is returned once.
@@ -85,6 +87,8 @@ class MainContentExtractor:
     threshold : mixed, smoothed score from which a block is boilerplate.
     link_density : a block with more of its text in anchors than this is dropped.
     one_region : keep only the content inside the best region (see module doc).
+    spread : the least share of the kept content characters the best region must
+        hold to be the only one kept (0: always keep one region).
     once : drop kept blocks that copy an earlier kept block's text (see module doc).
     furniture : cue families (:data:`denoise.features.CUES`) whose blocks are dropped
         whatever their score: a block whose own class or id names one of them (and not
@@ -102,13 +106,14 @@ class MainContentExtractor:
     threshold: float = 0.55
     link_density: float = 0.5
     one_region: bool = True
+    spread: float = 0.0
     once: bool = True
     furniture: tuple[str, ...] = ()
     comments: int = 0
     linked_headings: bool = True
 
     def __post_init__(self) -> None:
-        for name in ("weight", "threshold", "link_density"):
+        for name in ("weight", "threshold", "link_density", "spread"):
             value = getattr(self, name)
             if not 0.0 <= value <= 1.0:
                 raise ValueError(f"{name} must be in [0, 1], got {value!r}")
@@ -190,8 +195,10 @@ class MainContentExtractor:
             spans = blocks.spans[features.nodes]
             inside = good[spans[:, 1]] - good[spans[:, 0]]
             margin = np.where(inside > 0, inside - (bad[spans[:, 1]] - bad[spans[:, 0]]), -np.inf)
-            if np.isfinite(margin).any():  # else the content lies outside every scored block
-                start, end = spans[int(np.argmax(margin))]
+            best = int(np.argmax(margin))
+            # no finite margin: the content lies outside every scored block
+            if np.isfinite(margin[best]) and inside[best] >= self.spread * good[-1]:
+                start, end = spans[best]
                 region = np.zeros(len(keep), dtype=bool)
                 region[start:end] = True
                 keep &= region

@@ -55,8 +55,15 @@ def all_template(tmp_path_factory):
     return path
 
 
-def story(index: int) -> str:
-    return article_page(index).html.split("<p>")[1].split("</p>")[0]
+def story(index: int) -> list[str]:
+    """The paragraphs of the article (the last ``<p>`` is the footer's)."""
+    return [part.split("</p>")[0] for part in article_page(index).html.split("<p>")[1:-1]]
+
+
+def kept_story(index: int, text: str) -> bool:
+    """A paragraph of the article is in ``text`` (the least template-like text), and not
+    the footer."""
+    return any(paragraph in text for paragraph in story(index)) and "Copyright" not in text
 
 
 @pytest.mark.parametrize("jobs", ["1", "2"])
@@ -67,7 +74,7 @@ def test_pages_whose_every_block_is_template_keep_text_and_are_counted(pages, al
     records = [json.loads(line) for line in result.stdout.splitlines()]
     assert len(records) == PAGES
     for index, record in enumerate(records):
-        assert record["fallback"] is True and story(index) in record["text"]
+        assert record["fallback"] is True and kept_story(index, record["text"])
         assert list(record) == ["page", "fallback", "text"]  # files: no url
     assert summary(result) == (PAGES, PAGES, 0, f"; {PAGES} {FELL_BACK}")
 
@@ -76,10 +83,10 @@ def test_a_single_page_that_falls_back_says_so(pages, all_template):
     page = pages / article_page(1).id
     result = run(["apply", page, "--model", all_template])
     assert result.exit_code == 0
-    assert story(1) in result.stdout
+    assert kept_story(1, result.stdout)
     assert summary(result) == (1, 1, 0, f"; 1 {FELL_BACK}")
     html = run(["apply", pages, "--model", all_template, "--format", "html"])
-    assert all(story(i) in json.loads(line)["html"] and json.loads(line)["fallback"]
+    assert all(kept_story(i, json.loads(line)["html"]) and json.loads(line)["fallback"]
                for i, line in enumerate(html.stdout.splitlines()))
     assert summary(html)[3] == f"; {PAGES} {FELL_BACK}"
 
@@ -89,7 +96,7 @@ def test_pages_the_cut_keeps_say_nothing(pages):
     assert all("fallback" not in json.loads(line) for line in result.stdout.splitlines())
     assert summary(result) == (PAGES, PAGES, 0, "")
     single = run(["apply", pages / article_page(0).id])
-    assert single.stderr == "" and story(0) in single.stdout
+    assert single.stderr == "" and all(paragraph in single.stdout for paragraph in story(0))
 
 
 def test_block_lines_give_the_call_at_the_operating_point(pages, all_template):

@@ -51,8 +51,9 @@ def test_a_page_whose_every_block_scores_as_template_still_has_text(all_template
     # the blocks within the margin of the page's least template-like text
     lowest = float(cut.block_scores[cut.features.blocks.chunk_block].min())
     assert cleaned.threshold == pytest.approx(lowest + FALLBACK_MARGIN)
-    story = article_page(3).html.split("<p>")[1].split("</p>")[0]
-    assert story in cleaned.text and "Copyright" not in cleaned.text
+    story = [part.split("</p>")[0] for part in article_page(3).html.split("<p>")[1:-1]]
+    assert any(paragraph in cleaned.text for paragraph in story)  # the article's
+    assert "Copyright" not in cleaned.text
 
 
 def test_a_cut_that_keeps_a_sliver_falls_back_and_one_that_keeps_more_does_not(shipped):

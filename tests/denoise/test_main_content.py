@@ -121,3 +121,25 @@ def test_a_forum_thread_keeps_its_replies():
         for i, text in enumerate(posts)) + "</div>")
     text = main_text(page(thread, "thread.html"))
     assert all(post in text for post in posts)
+
+
+def test_content_spread_between_menus_is_kept_whole():
+    """A service page: four sections, each a quarter of the text, with link lists
+    between them; no one region holds the content, so none is chosen."""
+    sections = [("Opening hours", "The harbour office is open from eight until six on "
+                 "weekdays and from nine until one on Saturdays, closed on public holidays."),
+                ("Mooring fees", "Visiting boats pay by the night and by length; a boat of "
+                 "ten metres pays twenty-four pounds, with water and power included."),
+                ("Slipway use", "The public slipway may be used at any state of the tide "
+                 "except the two hours either side of low water springs."),
+                ("Fuel berth", "Diesel and petrol are sold at the fuel berth by the north "
+                 "wall, card payment only, from April to the end of October.")]
+    menu = '<ul class="related">' + "".join(
+        f'<li><a href="/r{i}">Related: harbour office notice number {i} for visiting '
+        f"boat owners and crews</a></li>" for i in range(10)) + "</ul>"
+    body = "".join(f'<div class="section"><h2>{title}</h2><p>{text} {text}</p></div>{menu}'
+                   for title, text in sections)
+    item = page(f'<div id="content">{body}</div>', "services.html")
+    assert sum(text in main_text(item, spread=0.0) for _, text in sections) < 4
+    kept = main_text(item)  # the shipped parameters
+    assert all(text in kept for _, text in sections) and "Related" not in kept
