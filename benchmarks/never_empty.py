@@ -35,7 +35,7 @@ import signal
 import sys
 import time
 from collections import defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from itertools import chain
 from pathlib import Path
@@ -55,6 +55,7 @@ from main_content import (
 from corpora.content import ALL_SETS, GoldPage, iter_content_pages
 from denoise import Cleaner, TemplateDetector
 from denoise.detector import block_lines
+from denoise.errors import PageError
 from denoise.page import Page, site_of
 from denoise.reader import Skipped
 
@@ -102,7 +103,7 @@ def gold_chars(page: GoldPage) -> int:
         GOLD_CHARS if page.keep else 0)
 
 
-def count_pages(pages, main: Callable, timeout: float) -> dict[str, Count]:
+def count_pages(pages: Iterable[GoldPage], main: Callable, timeout: float) -> dict[str, Count]:
     """Run the extractors on every page; counts by set."""
     trafilatura, page = _trafilatura(), page_mode()
     counts: dict[str, Count] = defaultdict(Count)
@@ -113,7 +114,7 @@ def count_pages(pages, main: Callable, timeout: float) -> dict[str, Count]:
                    "main": run_extractor(extract, gold, timeout)[0]}
         try:
             outputs["page"], outputs["page, no fallback"], fell_back = page(gold)
-        except Exception:  # a page the parser refuses: empty, as a failure
+        except PageError:  # a page the parser refuses: empty, as a failure
             outputs["page"] = outputs["page, no fallback"] = None
             fell_back = False
         count = counts[gold.set_name]
