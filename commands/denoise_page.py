@@ -132,7 +132,7 @@ def train_command(
     smoothing: SmoothingOption = DEFAULT_SMOOTHING,
     precision: Annotated[float, typer.Option(
         callback=fraction, help="The model's default operating point: the threshold "
-        "where cross-site precision is this.")] = 0.9,
+        "where the operating curve's precision (see --site-quantile) is this.")] = 0.9,
     site_quantile: Annotated[float, typer.Option(
         callback=fraction, help="The operating curve promises precision on a new site: at "
         "each threshold, the precision that all but this share of the held-out site families "
