@@ -43,8 +43,8 @@ from benchmarks_common import emit, load_pages  # noqa: E402
 from denoise import _compiled as head  # noqa: E402
 from denoise import features  # noqa: E402
 from denoise.detector import TemplateDetector  # noqa: E402
+from denoise.forest import _packed  # noqa: E402
 from denoise.html import parse_html  # noqa: E402
-from denoise.model import _packed  # noqa: E402
 from denoise.page import Page  # noqa: E402
 from denoise.reader import Skipped, read_pages  # noqa: E402
 

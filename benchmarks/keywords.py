@@ -2,6 +2,7 @@
 three established extractors on the same test pages in the same run.
 
 Run: python benchmarks/keywords.py BENCH [--detector BENCH/detector.npz] [--recall 0.5]
+                                         [--main-content MODEL.npz]
                                          [--markdown benchmarks/out/keywords.md]
 
 BENCH is a folder made by ``python -m corpora.keyword_bench BENCH`` (``train/`` and
@@ -9,29 +10,49 @@ BENCH is a folder made by ``python -m corpora.keyword_bench BENCH`` (``train/`` 
 site no training page comes from). The detector must not have seen the test site:
 the builder's instructions train one with ``denoise train --exclude-site``.
 
-Baselines, each given the page's body text (all of it, as they would be used on
-pages; and again de-noised by the same detector, to tell the ranker's share from
-the de-noising's):
+Baselines (in issue 31's section), each given the page's body text (all of it, as
+they would be used on pages), its ``<p>`` text, and again the de-noised texts (to
+tell the ranker's share from the de-noising's):
 
 - YAKE (Campos et al. 2020; the ``yake`` package with its defaults, n-grams up to 3,
   and again with single words, which suits these keywords better);
 - TextRank (Mihalcea & Tarau 2004; the ``summa`` package by Barrios et al.);
 - TF-IDF over our candidates, DF from the training pages (ORD's table).
 
-Goals (the issue): DN at least 20% over ORD at Top-10 with DN-DF best overall, and
-kwx DN at least 20% over each baseline at Top-5 and Top-10.
+Goals (issue 4): DN at least 20% over ORD at Top-10 with DN-DF best overall, and
+kwx DN at least 20% over each baseline at Top-5 and Top-10. Issue 31: the shipped
+configuration at least 1.2x the best baseline at Top-10, and at least 1.2x its
+ranker on the whole page; phrases of two or more words in the top 10 at least as
+often as among the annotated keywords.
+
+Issue 31's section: the shipped configuration (ranker trained and tested on
+de-noised pages, with its forest, as a list with ``DEFAULT_PHRASES`` of the slots
+for phrases) on the page-level detector's text (DN) and on the main-content text
+(DN-main: ``--main-content`` must be a model that never saw the test site, e.g. one
+trained by ``corpora.train_main_content`` without sites-dev-news), beside the paper's
+ranker alone and the list without phrase slots; the share of phrases of two or more
+words in the top 10 against their share among the annotated keywords; the same
+configurations left out one story category at a time (trained on the other
+categories' training pages, tested on the test site's pages of that category: a new
+site *and* a new topic); and the baselines on the text each would be given: the
+whole page's, its ``<p>`` elements', and the de-noised texts, with the ten most
+frequent non-stop words of the ``<p>`` text as the trivial baseline.
 """
 
 from __future__ import annotations
 
 import argparse
 import time
+from collections import Counter
 from pathlib import Path
 
+import lxml.html
 import numpy as np
 from benchmarks_common import emit
 
+from denoise.cleaning import Cleaner, Mode
 from denoise.detector import TemplateDetector
+from denoise.main_content import MainContentExtractor
 from denoise.shipped import shipped
 from kwx.evaluation import (
     TOP_N,
@@ -39,14 +60,22 @@ from kwx.evaluation import (
     choose_recall,
     compare,
     document_frequencies,
+    fit_ranker,
     paired_p_values,
     prepare,
     top_n_scores,
 )
-from kwx.extractor import DEFAULT_DF, DEFAULT_QUERYLOG, PhraseStatistics
-from kwx.labelled import read_labelled
+from kwx.extractor import (
+    DEFAULT_DF,
+    DEFAULT_PHRASES,
+    DEFAULT_QUERYLOG,
+    PhraseStatistics,
+    ScoredCandidates,
+)
+from kwx.labelled import LabelledPage, read_labelled
+from kwx.ranker import KeywordRanker
 from kwx.tables import PhraseTable, TableFile
-from kwx.text import key_hash
+from kwx.text import key_hash, words
 
 
 def _hashes(phrases: list[str]) -> np.ndarray:
@@ -78,16 +107,133 @@ def tfidf_ranked(page: PreparedPage, documents: PhraseTable) -> np.ndarray:
     return c.hashes[order[: max(TOP_N)]]
 
 
-def baseline_scores(pages: list[PreparedPage], texts: list[str],
-                    documents: PhraseTable) -> dict[str, np.ndarray]:
-    rows: dict[str, list[np.ndarray]] = {"YAKE (n=3)": [], "YAKE (n=1)": [], "TextRank": [],
-                                         "TF-IDF": []}
+def frequent_ranked(text: str) -> list[str]:
+    """The ten most frequent non-stop words (ties: first seen first)."""
+    found = words(text)
+    counts = Counter(text[a:b].lower() for a, b, stop in zip(
+        found.starts.tolist(), found.ends.tolist(), found.stop.tolist(), strict=True)
+        if not stop and any(ch.isalpha() for ch in text[a:b]))
+    return [word for word, _ in counts.most_common(max(TOP_N))]
+
+
+def paragraph_text(html: str) -> str:
+    """The text of a page's ``<p>`` elements, one a line."""
+    try:
+        root = lxml.html.fromstring(html)
+    except (ValueError, lxml.etree.ParserError):
+        return ""
+    return "\n".join(" ".join(p.text_content().split()) for p in root.iter("p"))
+
+
+def baseline_scores(pages: list[PreparedPage], texts: list[str], documents: PhraseTable,
+                    frequent: bool = False, tfidf: bool = True) -> dict[str, np.ndarray]:
+    """Each baseline's top-N scores on ``texts`` (TF-IDF ranks ``pages``' candidates,
+    the candidates of those texts: left out with ``tfidf=False``)."""
+    rows: dict[str, list[np.ndarray]] = {"YAKE (n=3)": [], "YAKE (n=1)": [], "TextRank": []}
+    if tfidf:
+        rows["TF-IDF"] = []
+    if frequent:
+        rows["10 most frequent words"] = []
     for page, text in zip(pages, texts, strict=True):
         rows["YAKE (n=3)"].append(top_n_scores(_hashes(yake_ranked(text, 3)), page.keys))
         rows["YAKE (n=1)"].append(top_n_scores(_hashes(yake_ranked(text, 1)), page.keys))
         rows["TextRank"].append(top_n_scores(_hashes(textrank_ranked(text)), page.keys))
-        rows["TF-IDF"].append(top_n_scores(tfidf_ranked(page, documents), page.keys))
+        if tfidf:
+            rows["TF-IDF"].append(top_n_scores(tfidf_ranked(page, documents), page.keys))
+        if frequent:
+            rows["10 most frequent words"].append(top_n_scores(
+                _hashes(frequent_ranked(text)), page.keys))
     return {name: np.array(values) for name, values in rows.items()}
+
+
+def listed(ranker: KeywordRanker, pages: list[PreparedPage], statistics: PhraseStatistics,
+           phrases: float) -> tuple[np.ndarray, float]:
+    """Top-N scores of each page's keyword list (pages x TOP_N), and the share of
+    phrases of two or more words in the lists' top 10."""
+    rows, long, listed_all = [], 0, 0
+    for page in pages:
+        scored = ScoredCandidates(page.candidates,
+                                  ranker.predict_proba(statistics.features(page.candidates)),
+                                  phrases=phrases)
+        best = scored.best(max(TOP_N))
+        rows.append(top_n_scores(page.candidates.hashes[best], page.keys))
+        long += int((page.candidates.lengths[best] > 1).sum())
+        listed_all += len(best)
+    return np.array(rows).reshape(len(pages), len(TOP_N)), long / max(listed_all, 1)
+
+
+def category(page: PreparedPage) -> str:
+    """A benchmark page's story category (its name is ``<category>-<id>.html``)."""
+    return page.id.split("-")[0]
+
+
+def gold_phrase_share(pages: list[LabelledPage]) -> float:
+    """The share of annotated keywords of two or more words."""
+    lengths = [len(words(key)) for page in pages for key in page.keys]
+    return sum(n > 1 for n in lengths) / max(sum(n > 0 for n in lengths), 1)
+
+
+def issue31(labelled: dict[str, list[LabelledPage]], train: dict[str, list[PreparedPage]],
+            test: dict[str, list[PreparedPage]], statistics: PhraseStatistics,
+            documents: PhraseTable) -> list[str]:
+    """Issue 31's section (see the module notes); ``train`` and ``test``: the prepared
+    pages by text (``"none"``, ``"page"``, ``"main"``)."""
+    names = {"page": "DN", "main": "DN-main"}
+    texts = [text for text in names if text in train]
+    raw_test = test["none"]
+    header = "| configuration | " + " | ".join(f"Top{n}" for n in TOP_N) + \
+        " | phrases in top 10 |\n|---|" + "---:|" * (len(TOP_N) + 1)
+    lines = ["", f"Issue 31: lists (phrase slots {DEFAULT_PHRASES}), the forest over the "
+             "shortlist, the text source. Annotated keywords of two or more words: "
+             f"{100 * gold_phrase_share(labelled['test']):.1f}% (test pages), "
+             f"{100 * gold_phrase_share(labelled['train']):.1f}% (training pages).", "",
+             header]
+    shipped_scores: dict[str, np.ndarray] = {}
+    prepared = {names[text]: (train[text], test[text]) for text in texts}
+    for name, (train_pages, test_pages) in prepared.items():
+        for label, ranker, phrases in (
+                ("logistic regression alone, no phrase slots", KeywordRanker(shortlist=0), 0.0),
+                ("with the forest, no phrase slots", KeywordRanker(), 0.0),
+                ("shipped: forest and phrase slots", KeywordRanker(), DEFAULT_PHRASES)):
+            scores, share = listed(fit_ranker(train_pages, statistics, ranker), test_pages,
+                                   statistics, phrases)
+            lines.append(_row(f"kwx {name}_both, {label}", scores) + f" {100 * share:.1f}% |")
+            shipped_scores[name] = scores
+    lines += ["", "Left out one story category at a time (a new site and a new topic; "
+              "shipped configuration, Top-10 of the held-out category's test pages):", "",
+              "| category | test pages | " + " | ".join(prepared) + " |",
+              "|---|---:|" + "---:|" * len(prepared)]
+    held: dict[str, list[np.ndarray]] = {name: [] for name in prepared}
+    for cat in sorted({category(p) for p in raw_test}):
+        cells = []
+        for name, (train_pages, test_pages) in prepared.items():
+            ranker = fit_ranker([p for p in train_pages if category(p) != cat], statistics)
+            part = [p for p in test_pages if category(p) == cat]
+            scores, _ = listed(ranker, part, statistics, DEFAULT_PHRASES)
+            held[name].append(scores)
+            cells.append(f"{100 * scores[:, -1].mean():.2f}")
+        lines.append(f"| {cat} | {len(part)} | " + " | ".join(cells) + " |")
+    lines.append("| **all, pooled** | " + f"{len(raw_test)} | " + " | ".join(
+        f"**{100 * np.concatenate(held[n])[:, -1].mean():.2f}**" for n in prepared) + " |")
+    best = max(shipped_scores, key=lambda n: shipped_scores[n][:, -1].mean())
+    lines += ["", f"Baselines on the text each would be given (* = kwx {best}_both, shipped, "
+              "significantly different; the last columns: its gain over the row):", "",
+              "| extractor | " + " | ".join(f"Top{n}" for n in TOP_N) + " | gain Top5 | "
+              "gain Top10 |", "|---|" + "---:|" * (len(TOP_N) + 2),
+              _row(f"kwx {best}_both, shipped", shipped_scores[best]) + " | |"]
+    sources = {"page text": (raw_test, [p.candidates.document.text for p in raw_test]),
+               "<p> text": (raw_test, [paragraph_text(lp.page.html) for lp in labelled["test"]])}
+    for name, (_, test_pages) in prepared.items():
+        sources[f"{name} text"] = (test_pages, [p.candidates.document.text for p in test_pages])
+    for variant, (pages, variant_texts) in sources.items():
+        paragraphs = variant == "<p> text"
+        for name, scores in baseline_scores(pages, variant_texts, documents, frequent=paragraphs,
+                                            tfidf=not paragraphs).items():
+            p_values = paired_p_values(shipped_scores[best], scores)
+            gains = shipped_scores[best].mean(axis=0) / np.maximum(scores.mean(axis=0), 1e-9) - 1
+            lines.append(_row(f"{name}, {variant}", scores, p_values)
+                         + f" {100 * gains[3]:+.0f}% | {100 * gains[4]:+.0f}% |")
+    return lines
 
 
 def _row(name: str, scores: np.ndarray, p_values: np.ndarray | None = None) -> str:
@@ -104,6 +250,9 @@ def main() -> None:
     parser.add_argument("--recall", type=float, default=None,
                         help="the detector's operating point (default: chosen by "
                         "cross-validation on the training pages, kwx.evaluation.choose_recall)")
+    parser.add_argument("--main-content", type=Path, default=None,
+                        help="main-content model for the DN-main rows (one that never saw "
+                        "the test site; default: no DN-main rows)")
     parser.add_argument("--markdown", type=Path, default=None)
     args = parser.parse_args()
     detector_path = args.detector or args.bench / "detector.npz"
@@ -117,17 +266,19 @@ def main() -> None:
             document_frequencies(train), queries["query"], queries["query_part"]),
         on_recall=lambda r, score: chosen.append(f"{r}: {100 * score:.2f}"))
     detector = detector.at_recall(recall)
-    train = {dn: prepare(labelled["train"], detector=detector if dn else None)
-             for dn in (False, True)}
-    test = {dn: prepare(labelled["test"], detector=detector if dn else None)
-            for dn in (False, True)}
+    cleaners = {"none": Cleaner(Mode.none), "page": Cleaner(Mode.page, detector=detector)}
+    if args.main_content is not None:
+        cleaners["main"] = Cleaner(Mode.main, extractor=MainContentExtractor.load(
+            detector_path, args.main_content))
+    train = {text: prepare(labelled["train"], cleaner=c) for text, c in cleaners.items()}
+    test = {text: prepare(labelled["test"], cleaner=c) for text, c in cleaners.items()}
     other = TableFile.load(shipped(DEFAULT_DF)).tables["documents"]
     results = compare(train, test, queries=queries["query"],
                       query_parts=queries["query_part"], other_df=other)
     header = "| configuration | " + " | ".join(f"Top{n}" for n in TOP_N) + " |\n|---|" + \
         "---:|" * len(TOP_N)
-    lines = [f"Cross-domain keyword extraction: {len(train[False])} training pages, "
-             f"{len(test[False])} test pages; detector {detector_path.name} at recall "
+    lines = [f"Cross-domain keyword extraction: {len(train['none'])} training pages, "
+             f"{len(test['none'])} test pages; detector {detector_path.name} at recall "
              f"{recall} (threshold {detector.threshold:.3f}). * = significant against "
              "ORD (two-tailed paired t-test, 95%).", ""]
     if chosen:
@@ -142,19 +293,9 @@ def main() -> None:
             f"{100 * (m / o - 1):+.1f}%" for m, o in zip(r.means, ord_means, strict=True))
         for r in results[1:]) + " (Top1 / 2 / 3 / 5 / 10)")
 
-    dn = next(r for r in results if r.configuration.name == "DN").scores
-    ord_df = document_frequencies(train[False])
-    lines += ["", "Baselines on the same test pages (* = kwx DN significantly different; "
-              "the last columns: kwx DN's gain over it):", "",
-              header.replace(" |\n", " | DN gain Top5 | DN gain Top10 |\n") + "---:|---:|",
-              _row("kwx ORD", results[0].scores) + " | |", _row("kwx DN", dn) + " | |"]
-    for variant, pages in (("page text", test[False]), ("de-noised text", test[True])):
-        texts = [p.candidates.document.text for p in pages]
-        for name, scores in baseline_scores(pages, texts, ord_df).items():
-            p_values = paired_p_values(dn, scores)
-            lines.append(_row(f"{name}, {variant}", scores, p_values))
-            gains = dn.mean(axis=0) / np.maximum(scores.mean(axis=0), 1e-9) - 1
-            lines[-1] += f" {100 * gains[3]:+.0f}% | {100 * gains[4]:+.0f}% |"
+    ord_df = document_frequencies(train["none"])
+    statistics = PhraseStatistics(ord_df, queries["query"], queries["query_part"])
+    lines += issue31(labelled, train, test, statistics, ord_df)
     lines += ["", f"{time.process_time() - started:.0f} CPU seconds"]
     emit("\n".join(lines), args.markdown)
 

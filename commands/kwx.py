@@ -36,9 +36,11 @@ from commands.common import (
     skipper,
     version_command,
 )
+from denoise.cleaning import Cleaner, Mode
 from denoise.decode import DEFAULT_MAX_BYTES
 from denoise.detector import TemplateDetector
 from denoise.errors import DenoiseError, PageError
+from denoise.main_content import MainContentExtractor
 from denoise.page import Page
 from denoise.reader import Skipped
 from denoise.shipped import shipped
@@ -58,6 +60,7 @@ from kwx.evaluation import (
 )
 from kwx.extractor import (
     DEFAULT_DF,
+    DEFAULT_PHRASES,
     DEFAULT_QUERYLOG,
     DEFAULT_RANKER,
     DEFAULT_RECALL,
@@ -86,6 +89,10 @@ app.add_typer(df_app, name="df")
 app.add_typer(querylog_app, name="querylog")
 
 TopOption = Annotated[int, typer.Option("--top", "-n", min=1, help="Keywords per page.")]
+PhrasesOption = Annotated[float, typer.Option(
+    min=0.0, max=1.0, help="Share of the list's slots for the best phrases of two or more "
+    "words (0: the ranking as it is; the default matches the share of phrases among "
+    "annotators' keywords).")]
 DenoiseOption = Annotated[bool, typer.Option(
     "--denoise/--no-denoise", help="Remove the page's template blocks first (the shipped "
     "template detector, or --detector).")]
@@ -136,6 +143,7 @@ def _named(error: Exception, path: Path) -> str:
 def extract_command(
     inputs: InputsArg,
     top: TopOption = 10,
+    phrases: PhrasesOption = DEFAULT_PHRASES,
     denoise: DenoiseOption = True,
     recall: RecallOption = None,
     df: DfOption = None,
@@ -154,8 +162,11 @@ def extract_command(
 
     The page's template blocks (navigation, footers, sidebars) are removed first,
     candidate phrases of up to 5 words are scored by a logistic-regression ranker
-    over term, document and query-log frequencies and where and how each phrase is
-    written, and the best come out first.
+    over term, document and query-log frequencies, where and how each phrase is
+    written and whether it is a whole phrase, its shortlist re-ordered by a random
+    forest, and the best come out first as a list: no fragment below the phrase that
+    covers it ("Warner" under "Time Warner Cable"), one inflection of a phrase, no
+    bare number or date, and --phrases of the slots for phrases of two or more words.
 
     One page prints `phrase<TAB>score` lines; several pages (or `--json`) print one
     JSON line per page: `{"page", "url", "keywords": [{"phrase", "score", "count"}]}`,
@@ -170,7 +181,7 @@ def extract_command(
               and Path(inputs[0]).is_file()
               and Path(inputs[0]).suffix.lower() in (".html", ".htm"))
     job = ExtractJob(model=model, df=df, querylog=querylog, denoise=denoise, detector=detector,
-                     recall=recall, top=top, lines=single)
+                     recall=recall, top=top, lines=single, phrases=phrases)
     run_pages(Console(stderr=True), inputs, job, out=out, jobs=jobs, resume=resume,
               settings={"command": "kwx extract", **job.settings()}, max_bytes=max_bytes,
               what="extracting keywords", quiet_single=single, engine=engine,
@@ -189,19 +200,20 @@ class ExtractJob:
     recall: float | None
     top: int
     lines: bool  # phrase<TAB>score lines (one page) instead of a JSON line
+    phrases: float = DEFAULT_PHRASES
     extractor: KeywordExtractor | None = field(default=None, repr=False)
 
     def settings(self) -> dict[str, object]:
         """What shapes the output (a resumed run must have the same)."""
         return {"model": str(self.model), "df": str(self.df), "querylog": str(self.querylog),
                 "denoise": self.denoise, "detector": str(self.detector), "recall": self.recall,
-                "top": self.top, "lines": self.lines}
+                "top": self.top, "lines": self.lines, "phrases": self.phrases}
 
     def setup(self) -> None:
         if self.extractor is None:
             self.extractor = KeywordExtractor.load(
                 ranker=self.model, df=self.df, querylog=self.querylog, denoise=self.denoise,
-                detector=self.detector, recall=self.recall)
+                detector=self.detector, recall=self.recall, phrases=self.phrases)
 
     def __getstate__(self) -> dict[str, object]:
         return {**self.__dict__, "extractor": None}  # workers load their own models
@@ -240,11 +252,12 @@ def _read_labelled(folder: Path, err: Console) -> list[LabelledPage]:
 
 
 def _prepare(pages: list[LabelledPage], err: Console, detector: TemplateDetector | None,
-             what: str) -> list[PreparedPage]:
+             what: str, cleaner: Cleaner | None = None) -> list[PreparedPage]:
     """Candidates of labelled pages, with a progress bar; pages that do not parse skipped."""
     with progress_bar(err) as progress:
         task = progress.add_task(f"reading {what}", total=len(pages))
-        prepared = prepare(pages, detector=detector, on_page=lambda _: progress.advance(task),
+        prepared = prepare(pages, detector=detector, cleaner=cleaner,
+                           on_page=lambda _: progress.advance(task),
                            on_error=lambda error: say(err, f"skipped {error}"))
     if not prepared:
         say(err, f"error: none of the {what} could be parsed")
@@ -418,6 +431,9 @@ def compare_command(
     other_df: Annotated[Path | None, typer.Option(
         help="DF table of another collection for the other-DF row (default: the shipped "
         "one).", show_default=False)] = None,
+    main_content: Annotated[Path | None, typer.Option(
+        help="Main-content model for the DN-main rows (default: the shipped one; give one "
+        "that never saw the test pages' site for a fair row).", show_default=False)] = None,
     as_json: JsonOption = False,
 ) -> None:
     """Kołcz & Yih's Tables 1 and 2: does removing templates help keyword extraction
@@ -445,16 +461,23 @@ def compare_command(
         recall = _chosen_recall(err, labelled_train, base, lambda pages: PhraseStatistics(
             document_frequencies(pages), tables["query"], tables["query_part"]), False)
     template = base.at_recall(recall)
-    train_pages = {False: _prepare(labelled_train, err, None, "training pages"),
-                   True: _prepare(labelled_train, err, template, "training pages, de-noised")}
-    test_pages = {False: _prepare(labelled_test, err, None, "test pages"),
-                  True: _prepare(labelled_test, err, template, "test pages, de-noised")}
+    try:
+        main = Cleaner(Mode.main, extractor=MainContentExtractor.load(detector, main_content))
+    except DenoiseError as error:
+        raise fail(err, error) from None
+    train_pages = {"none": _prepare(labelled_train, err, None, "training pages"),
+                   "page": _prepare(labelled_train, err, template, "training pages, de-noised"),
+                   "main": _prepare(labelled_train, err, None, "training pages, main content",
+                                    main)}
+    test_pages = {"none": _prepare(labelled_test, err, None, "test pages"),
+                  "page": _prepare(labelled_test, err, template, "test pages, de-noised"),
+                  "main": _prepare(labelled_test, err, None, "test pages, main content", main)}
     try:
         results = compare(train_pages, test_pages, queries=tables["query"],
                           query_parts=tables["query_part"], other_df=other["documents"])
     except ValueError as error:  # training pages without a keyword among their candidates
         raise fail(err, f"{train}: {error}", 1) from None
-    _print_comparison(results, len(train_pages[False]), len(test_pages[False]), as_json)
+    _print_comparison(results, len(train_pages["none"]), len(test_pages["none"]), as_json)
 
 
 def _print_comparison(results: list[ConfigurationResult], n_train: int, n_test: int,

@@ -33,7 +33,10 @@ Choices, and why:
   the paper's MSN test set). Test stories go round its pages in rank order, so a page
   takes a second story only when stories outnumber pages.
 - **Training hosts**: one page per *site*, every site used once, and never a site of the
-  test site's family (site identity: :func:`corpora.hosts.site_key`). First one page of
+  test site's family (site identity: :func:`corpora.hosts.site_key`). With
+  ``copies`` > 1 each training story goes into that many sites (issue 31: more
+  templates to learn from; its copies are named ``<story>~<k>``): first every story
+  once, then every story a second time, and so on, while sites last. First one page of
   each other news site of ``sites-dev-news`` with gold main text (the other news
   templates), then the ``content-dev`` pages with a gold main text and a known site
   (:func:`corpora.hosts.content_hosts`), in seeded order. Up to :data:`HOST_TRIES`
@@ -107,17 +110,18 @@ class BenchPage:
     html: str
     f1: float  # how well the replaced element covered the host's gold
     removed_chars: int  # old-article text removed outside that element
+    copy: int = 0  # which placement of the story (training stories: one per copy)
 
     @property
     def name(self) -> str:
-        """The file name stem (each story is used once)."""
-        return self.story.id
+        """The file name stem: the story's id, ``~<copy>`` after it for later copies."""
+        return self.story.id if not self.copy else f"{self.story.id}~{self.copy}"
 
     def record(self) -> dict[str, object]:
         """The page's manifest line."""
         return {"split": self.split, "name": self.name, "story": self.story.id,
                 "category": self.story.category, "host_page": self.host.id,
-                "host_site": self.host.site, "host_source": self.host.source,
+                "host_site": self.host.site, "host_source": self.host.source, "copy": self.copy,
                 "f1": round(self.f1, 3), "removed_chars": self.removed_chars}
 
 
@@ -132,7 +136,7 @@ class Benchmark:
     pages_skipped: int  # training pages tried and given up
     skip_reasons: dict[str, int]
     held_out: int  # training host pages of the test site's family, left out
-    train_unplaced: int  # training stories left without a host (sites ran out)
+    train_unplaced: int  # training placements left without a host (sites ran out)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -240,12 +244,15 @@ def split_stories(stories: Iterable[Story], *, test_share: float,
 
 def assemble(stories: Sequence[Story], train_hosts: Iterable[HostPage],
              test_hosts: Sequence[HostPage], *, test_share: float = DEFAULT_TEST_SHARE,
-             seed: int = 0) -> Benchmark:
+             seed: int = 0, copies: int = 1) -> Benchmark:
     """Place the stories: test stories round ``test_hosts`` (one site), each training
-    story into a page of a different site of ``train_hosts``; host pages of the test
-    hosts' site families are left out of training."""
+    story into pages of ``copies`` different sites of ``train_hosts`` (every page on a
+    site of its own); host pages of the test hosts' site families are left out of
+    training."""
     if not test_hosts:
         raise ValueError("no test host pages")
+    if copies < 1:
+        raise ValueError(f"copies must be at least 1, got {copies}")
     train_stories, test_stories = split_stories(stories, test_share=test_share, seed=seed)
     held_keys = {site_key(h.site) for h in test_hosts}
     held_families = {site_family(h.site) for h in test_hosts}
@@ -281,13 +288,14 @@ def assemble(stories: Sequence[Story], train_hosts: Iterable[HostPage],
             else:
                 yield host
 
-    waiting = sorted(train_stories, key=lambda s: rank(seed, "train-order", s.id))
-    waiting.reverse()  # pop() takes them in rank order
+    ordered = sorted(train_stories, key=lambda s: rank(seed, "train-order", s.id))
+    waiting = [(story, copy) for copy in range(copies) for story in ordered]
+    waiting.reverse()  # pop() takes them in rank order, every story's copy 0 first
     hosts_skipped = pages_skipped = 0
     for site_pages in _sites_in_order(eligible(), seed):
         if not waiting:
             break
-        story = waiting[-1]
+        story, copy = waiting[-1]
         for host in site_pages:
             try:
                 placed = place(host.html, host.gold_text, story)
@@ -296,14 +304,14 @@ def assemble(stories: Sequence[Story], train_hosts: Iterable[HostPage],
                 reasons[_reason(error)] += 1
                 log.info("training host %s skipped: %s", host.id, error)
                 continue
-            pages.append(BenchPage(split="train", story=waiting.pop(), host=host,
-                                   html=placed.html, f1=placed.f1,
-                                   removed_chars=placed.removed_chars))
+            waiting.pop()
+            pages.append(BenchPage(split="train", story=story, host=host, html=placed.html,
+                                   f1=placed.f1, removed_chars=placed.removed_chars, copy=copy))
             break
         else:
             hosts_skipped += 1
     if waiting:
-        log.warning("%d training stories found no host site", len(waiting))
+        log.warning("%d training placements found no host site", len(waiting))
     return Benchmark(pages=tuple(pages), test_hosts=len({p.host.id for p in pages
                                                          if p.split == "test"}),
                      test_pages_skipped=test_skipped, hosts_skipped=hosts_skipped,
@@ -355,7 +363,7 @@ def write_benchmark(benchmark: Benchmark, out_dir: str | Path) -> None:
 
 
 def build(out_dir: str | Path, *, test_site: str = DEFAULT_TEST_SITE,
-          test_share: float = DEFAULT_TEST_SHARE, seed: int = 0,
+          test_share: float = DEFAULT_TEST_SHARE, seed: int = 0, copies: int = 1,
           stories: Sequence[Story] | None = None) -> BuildCounts:
     """Build the default benchmark from the shared corpora into ``out_dir``.
 
@@ -380,7 +388,8 @@ def build(out_dir: str | Path, *, test_site: str = DEFAULT_TEST_SITE,
         yield from site_hosts(corpus_path(SITE_ARCHIVES[0]), priority=0)
         yield from content_hosts(skipped=unknown)
 
-    benchmark = assemble(stories, train_hosts(), test_hosts, test_share=test_share, seed=seed)
+    benchmark = assemble(stories, train_hosts(), test_hosts, test_share=test_share, seed=seed,
+                         copies=copies)
     write_benchmark(benchmark, out_dir)
     splits = Counter(page.split for page in benchmark.pages)
     return BuildCounts(
@@ -409,12 +418,15 @@ def main(
         min=0.01, max=0.99, help="Share of the stories (per category) that go to test.",
     )] = DEFAULT_TEST_SHARE,
     seed: Annotated[int, typer.Option(help="Seed of every random choice.")] = 0,
+    copies: Annotated[int, typer.Option(
+        min=1, help="Sites each training story is placed into (while sites last).")] = 1,
     verbose: Annotated[bool, typer.Option(help="Log every story and host left out.")] = False,
 ) -> None:
     """Build the cross-domain keyword benchmark: stories placed into real sites' pages."""
     builder_logging(verbose)
     try:
-        counts = build(out_dir, test_site=test_site, test_share=test_share, seed=seed)
+        counts = build(out_dir, test_site=test_site, test_share=test_share, seed=seed,
+                       copies=copies)
     except (ValueError, OSError) as error:
         typer.echo(f"error: {error}", err=True)
         raise typer.Exit(1) from None

@@ -1106,6 +1106,86 @@ def candidate_spans(const cnp.int64_t[::1] first_index, const cnp.int64_t[::1] o
     return first_array, lengths_array, spans_array, inside_array
 
 
+def phrase_structure(const cnp.int64_t[::1] occ_first, const cnp.int64_t[::1] occ_lengths,
+                     const cnp.int64_t[::1] inverse, const cnp.int64_t[::1] tf,
+                     const cnp.int64_t[::1] first_word, const cnp.int64_t[::1] lengths,
+                     Py_ssize_t n_words):
+    """``kwx.candidates.phrase_structure``: per candidate its cohesion and the largest
+    share of its occurrences inside one candidate a word longer, from the occurrences
+    (``occ_first`` / ``occ_lengths``, each one's candidate ``inverse``) and the
+    candidates (``tf``, ``first_word``, ``lengths``) of a text of ``n_words`` words.
+
+    Each occurrence is filed by (length, first word), so an occurrence's two children
+    (a word shorter, at its first word and the next) are looked up, not searched for;
+    the (child, parent) pairs are counted by one sort."""
+    cdef Py_ssize_t m = occ_first.shape[0], n = tf.shape[0], width = n_words + 1
+    cdef Py_ssize_t i, k, o, c, f, longest = 0, pairs = 0, run, child
+    cdef cnp.int64_t t, total, counted
+    if occ_lengths.shape[0] != m or inverse.shape[0] != m:
+        raise ValueError("occ_first, occ_lengths and inverse must have one entry an occurrence")
+    if first_word.shape[0] != n or lengths.shape[0] != n:
+        raise ValueError("tf, first_word and lengths must have one entry a candidate")
+    for o in range(m):
+        if occ_lengths[o] < 1 or occ_first[o] < 0 or occ_first[o] + occ_lengths[o] > n_words:
+            raise ValueError("an occurrence is outside the words")
+        if not 0 <= inverse[o] < n:
+            raise ValueError("an occurrence's candidate is out of range")
+        if occ_lengths[o] > longest:
+            longest = occ_lengths[o]
+    for c in range(n):
+        if lengths[c] < 1 or first_word[c] < 0 or first_word[c] + lengths[c] > n_words:
+            raise ValueError("a candidate is outside the words")
+    at_array = np.full(longest * width, -1, dtype=np.int64)
+    word_tf_array = np.zeros(width, dtype=np.int64)
+    cohesion_array = np.empty(n, dtype=np.float64)
+    contained_array = np.zeros(n, dtype=np.float64)
+    keys_array = np.empty(2 * m, dtype=np.uint64)
+    cdef cnp.int64_t[::1] at = at_array
+    cdef cnp.int64_t[::1] word_tf = word_tf_array
+    cdef double[::1] cohesion = cohesion_array
+    cdef double[::1] contained = contained_array
+    cdef cnp.uint64_t[::1] keys = keys_array
+    for o in range(m):
+        at[(occ_lengths[o] - 1) * width + occ_first[o]] = o
+    for i in range(n_words):
+        o = at[i]
+        if o >= 0:
+            word_tf[i] = tf[inverse[o]]
+    for c in range(n):
+        total = counted = 0
+        for k in range(lengths[c]):
+            t = word_tf[first_word[c] + k]
+            if t > 0:
+                total += t
+                counted += 1
+        cohesion[c] = <double>(counted * tf[c]) / (total if total > 0 else 1)
+    for o in range(m):
+        if occ_lengths[o] < 2:
+            continue
+        f = (occ_lengths[o] - 2) * width + occ_first[o]
+        for k in range(2):
+            child = at[f + k]
+            if child >= 0:
+                keys[pairs] = <cnp.uint64_t>inverse[child] * <cnp.uint64_t>n + \
+                    <cnp.uint64_t>inverse[o]
+                pairs += 1
+    if pairs:
+        ordered_array = np.sort(keys_array[:pairs])
+        keys = ordered_array
+        run = 1
+        for i in range(1, pairs + 1):
+            if i < pairs and keys[i] == keys[i - 1]:
+                run += 1
+                continue
+            c = <Py_ssize_t>(keys[i - 1] // <cnp.uint64_t>n)
+            if run > contained[c]:
+                contained[c] = run
+            run = 1
+        for c in range(n):
+            contained[c] /= tf[c]
+    return cohesion_array, contained_array
+
+
 def occurrence_shares(const cnp.int64_t[::1] first, const cnp.int64_t[::1] lengths,
                       const cnp.int64_t[::1] inverse, const cnp.int64_t[::1] tf,
                       const cnp.int64_t[::1] word_starts, const cnp.int64_t[::1] chunk_starts,

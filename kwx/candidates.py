@@ -41,10 +41,14 @@ class Candidates:
     heading: np.ndarray  # float64: share wholly inside headings
     template: np.ndarray  # float64: mean template score of the occurrences' blocks
     stop_inside: np.ndarray  # bool: a stop word between its first and last word
+    cohesion: np.ndarray  # float64: its words together rather than apart (1: one word)
+    contained: np.ndarray  # float64: most of its occurrences inside one longer candidate
     in_title: np.ndarray  # bool
     in_meta_keywords: np.ndarray  # bool
     in_meta_description: np.ndarray  # bool
     n_words: int  # words in the kept text
+    occurrences: Occurrences  # every occurrence, as :func:`kwx.text.occurrences` gives
+    occurrence_of: np.ndarray  # int64: each occurrence's candidate
 
     def __len__(self) -> int:
         return len(self.hashes)
@@ -68,14 +72,83 @@ def find_candidates(document: KeywordDocument, max_words: int = MAX_WORDS) -> Ca
     hashes, first_index, inverse, tf = unique_groups(occ.hashes)
     first_word, lengths, spans, stop_inside = _candidate_spans(found, occ, first_index)
     shares, template = _occurrence_shares(document, found, occ, inverse, tf)
+    cohesion, contained = phrase_structure(found, occ, inverse, tf, first_word, lengths)
     return Candidates(
         document=document, hashes=hashes, lengths=lengths, tf=tf, first=first_word,
         spans=spans, capitalized=shares[0], upper=shares[1], anchor=shares[2],
-        heading=shares[3], template=template, stop_inside=stop_inside,
+        heading=shares[3], template=template, stop_inside=stop_inside, cohesion=cohesion,
+        contained=contained,
         **dict(zip(("in_title", "in_meta_keywords", "in_meta_description"), _present_words(
             hashes, head_words, lines, kept, len(heads), max_words), strict=True)),
-        n_words=len(found),
+        n_words=len(found), occurrences=occ, occurrence_of=inverse,
     )
+
+
+def phrase_structure(found: Words, occ: Occurrences, inverse: np.ndarray, tf: np.ndarray,
+                     first_word: np.ndarray, lengths: np.ndarray,
+                     ) -> tuple[np.ndarray, np.ndarray]:
+    """Per candidate, the evidence that it is a whole phrase and not a piece of one
+    (issue 31): its *cohesion*, how often its words occur together rather than apart
+    (the generalized Dice coefficient: words x tf over the sum of its words' tf, stop
+    words left out; 1 for a single word, 0.5 for "Warner Bros" beside two more
+    "Warner"),
+    and *contained*, the largest share of its occurrences that sit inside one candidate
+    a word longer ("Warner" in "Time Warner": a fragment). On the keyword benchmark
+    the ranker without *contained* loses 3.6 points of Top-10; cohesion is level
+    there, kept as the issue's named evidence at little cost. (A feature for numbers
+    was level too and went: the list leaves bare numbers out, :mod:`kwx.listing`.)
+
+    A longer candidate's occurrence (first word f, n words) holds the occurrences of
+    n - 1 words at f and at f + 1 when those are candidates. One compiled pass where
+    built (:func:`kwx._kernels.phrase_structure`), else numpy steps."""
+    if _kernels is not None:
+        def int64(values: np.ndarray) -> np.ndarray:
+            return np.ascontiguousarray(values, dtype=np.int64)
+
+        return _kernels.phrase_structure(
+            int64(occ.first), int64(occ.lengths), int64(inverse), int64(tf), int64(first_word),
+            int64(lengths), len(found))
+    return _phrase_structure_numpy(found, occ, inverse, tf, first_word, lengths)
+
+
+def _phrase_structure_numpy(found: Words, occ: Occurrences, inverse: np.ndarray,
+                            tf: np.ndarray, first_word: np.ndarray, lengths: np.ndarray,
+                            ) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`phrase_structure` by numpy steps (the tests' reference): occurrences come
+    by length, then by first word, so each child is found by one binary search per
+    length."""
+    n = len(tf)
+    if not n:
+        return np.zeros(0), np.zeros(0)
+    bounds = np.searchsorted(occ.lengths, np.arange(1, int(occ.lengths[-1]) + 2))
+    word_tf = np.zeros(len(found) + int(lengths.max()), dtype=np.int64)  # 0: a stop word
+    word_tf[occ.first[: bounds[1]]] = tf[inverse[: bounds[1]]]
+    total, counted = np.zeros(n, dtype=np.int64), np.zeros(n, dtype=np.int64)
+    for k in range(int(lengths.max())):
+        counts = np.where(k < lengths, word_tf[first_word + k], 0)
+        total += counts
+        counted += counts > 0
+    cohesion = counted * tf / np.maximum(total, 1)
+    children, parents = [], []
+    for length in range(2, len(bounds)):
+        lo, hi, child_lo = bounds[length - 1], bounds[length], bounds[length - 2]
+        child_first = occ.first[child_lo:lo]
+        if hi == lo or not len(child_first):
+            continue
+        for shift in (0, 1):
+            wanted = occ.first[lo:hi] + shift
+            at = np.minimum(np.searchsorted(child_first, wanted), len(child_first) - 1)
+            hit = child_first[at] == wanted
+            children.append(inverse[child_lo + at[hit]])
+            parents.append(inverse[lo:hi][hit])
+    contained = np.zeros(n)
+    if children:
+        child, parent = np.concatenate(children), np.concatenate(parents)
+        _, first, _, together = unique_groups(child.astype(np.uint64) * np.uint64(n)
+                                              + parent.astype(np.uint64))
+        np.maximum.at(contained, child[first], together)
+        contained /= tf
+    return cohesion, contained
 
 
 def _candidate_spans(found: Words, occ: Occurrences, first_index: np.ndarray,

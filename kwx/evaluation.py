@@ -5,7 +5,8 @@ annotated keywords and K_N the ranker's N best candidates, averaged over pages. 
 keyword and a candidate match when their words agree in lower case (joiners like
 the hyphen of "3-day" dropped, see :mod:`kwx.text`).
 
-The configurations (Tables 1 and 2), all with the same features and query log:
+The configurations (Tables 1 and 2, and issue 31's main-content rows), all with the
+same features and query log:
 
 =============  ==============  ==============  ===================================
 name           train pages     test pages      document frequencies from
@@ -17,7 +18,13 @@ DN-DF          as they are     de-noised       training and test pages
 DN_both        de-noised       de-noised       the training pages
 DN-DF_both     de-noised       de-noised       training and test pages
 other-DF       as they are     as they are     another collection (a DF table)
+DN-main        as they are     main content    the training pages
+DN-main_both   main content    main content    the training pages
 =============  ==============  ==============  ===================================
+
+"De-noised" is Kołcz & Yih's template removal by the page-level detector (text
+``"page"``); "main content" keeps the main-content mode's text (``"main"``); "as
+they are" is the whole page (``"none"``).
 
 Where the paper is vague we chose: document frequencies always count whole pages
 (a collection statistic, also for the ``_both`` rows); pages are counted once per
@@ -32,10 +39,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from denoise.cleaning import Cleaner
 from denoise.detector import TemplateDetector
 from denoise.errors import PageError
 from kwx.candidates import Candidates, find_candidates
-from kwx.document import read_document
+from kwx.document import kept_document, read_document
 from kwx.extractor import PhraseStatistics, ScoredCandidates
 from kwx.labelled import LabelledPage
 from kwx.ranker import KeywordRanker
@@ -60,16 +68,19 @@ class PreparedPage:
 
 
 def prepare(pages: Iterable[LabelledPage], *, detector: TemplateDetector | None = None,
-            max_words: int = MAX_WORDS,
+            cleaner: Cleaner | None = None, max_words: int = MAX_WORDS,
             on_page: Callable[[LabelledPage], None] | None = None,
             on_error: Callable[[PageError], None] | None = None) -> list[PreparedPage]:
-    """Candidates of each labelled page (de-noised when a ``detector`` is given). A
-    page that cannot be parsed goes to ``on_error`` (raised without one)."""
+    """Candidates of each labelled page (de-noised when a ``detector`` is given, or by
+    ``cleaner``: main-content mode, say). A page that cannot be parsed goes to
+    ``on_error`` (raised without one)."""
     prepared = []
     for labelled in pages:
         keys = {key_hash(key) for key in labelled.keys} - {None}
         try:
-            found = find_candidates(read_document(labelled.page, detector), max_words)
+            document = kept_document(cleaner(labelled.page)) if cleaner is not None \
+                else read_document(labelled.page, detector)
+            found = find_candidates(document, max_words)
         except PageError as error:
             if on_error is None:
                 raise
@@ -98,7 +109,8 @@ def fit_ranker(pages: Sequence[PreparedPage], statistics: PhraseStatistics,
         raise ValueError("no labelled pages to train on")
     X = np.concatenate([statistics.features(p.candidates) for p in pages])
     y = np.concatenate([p.labels() for p in pages])
-    return (ranker or KeywordRanker()).fit(X, y)
+    groups = np.repeat(np.arange(len(pages)), [len(p.candidates) for p in pages])
+    return (ranker or KeywordRanker()).fit(X, y, groups)
 
 
 def top_n_scores(ranked: np.ndarray, keys: np.ndarray, ns: Sequence[int] = TOP_N) -> np.ndarray:
@@ -117,7 +129,7 @@ def page_scores(ranker: KeywordRanker, pages: Sequence[PreparedPage],
     rows = []
     for page in pages:
         scored = ScoredCandidates(page.candidates,
-                                  ranker.decision_function(statistics.features(page.candidates)))
+                                  ranker.predict_proba(statistics.features(page.candidates)))
         rows.append(top_n_scores(scored.ranked_hashes(max(ns)), page.keys, ns))
     return np.array(rows).reshape(len(pages), len(ns))
 
@@ -133,6 +145,15 @@ def paired_p_values(scores: np.ndarray, baseline: np.ndarray) -> np.ndarray:
     return np.array(values)
 
 
+def story_folds(pages: Sequence[LabelledPage], folds: int) -> np.ndarray:
+    """Each page's fold: its story (the set of its keywords: copies of one story in
+    several templates have the same) dealt into ``folds`` in turn, in order of first
+    appearance, so no story is on both sides of a fold."""
+    stories: dict[frozenset[str], int] = {}
+    story = [stories.setdefault(frozenset(page.keys), len(stories)) for page in pages]
+    return np.array(story, dtype=np.int64) % folds
+
+
 #: Template recalls :func:`choose_recall` tries.
 RECALLS = (0.3, 0.5, 0.7, 0.9)
 
@@ -144,8 +165,9 @@ def choose_recall(pages: Sequence[LabelledPage], detector: TemplateDetector, *,
                   on_error: Callable[[PageError], None] | None = None) -> float:
     """The detector's operating point, chosen on training pages alone.
 
-    Cross-validation over ``pages``, dealt into folds in turn (the folds are
-    cross-domain tests when each page is from its own site, as in the keyword
+    Cross-validation over ``pages``, dealt into folds in turn by story
+    (:func:`story_folds`: copies of a story in other templates share a fold; the folds
+    are cross-domain tests when each page is from its own site, as in the keyword
     benchmark; pages of one site in several folds make them easier): a ranker trained
     on the other folds (as they are, or de-noised with ``denoise_train``; tables from
     ``statistics(training folds)``) scores the held-out fold de-noised at each recall;
@@ -160,7 +182,7 @@ def choose_recall(pages: Sequence[LabelledPage], detector: TemplateDetector, *,
     raw = prepare(pages, on_page=parsed.append, on_error=on_error)
     if len(raw) < folds:
         raise ValueError(f"{len(raw)} pages cannot make {folds} folds")
-    fold_of = np.arange(len(raw)) % folds
+    fold_of = story_folds(parsed, folds)
     best, best_score = recalls[0], -1.0
     for recall in recalls:
         denoised = prepare(parsed, detector=detector.at_recall(recall))
@@ -181,22 +203,25 @@ def choose_recall(pages: Sequence[LabelledPage], detector: TemplateDetector, *,
 
 @dataclass(frozen=True, slots=True)
 class Configuration:
-    """One row of the paper's tables: what is de-noised and where DF comes from."""
+    """One row of the tables: the text the ranker is trained and tested on (``"none"``,
+    ``"page"`` or ``"main"``: see the module notes) and where DF comes from."""
 
     name: str
-    denoise_train: bool
-    denoise_test: bool
+    train_text: str
+    test_text: str
     df: str  # "train", "both" or "other"
 
 
 CONFIGURATIONS = (
-    Configuration("ORD", False, False, "train"),
-    Configuration("DN", False, True, "train"),
-    Configuration("DF", False, False, "both"),
-    Configuration("DN-DF", False, True, "both"),
-    Configuration("DN_both", True, True, "train"),
-    Configuration("DN-DF_both", True, True, "both"),
-    Configuration("other-DF", False, False, "other"),
+    Configuration("ORD", "none", "none", "train"),
+    Configuration("DN", "none", "page", "train"),
+    Configuration("DF", "none", "none", "both"),
+    Configuration("DN-DF", "none", "page", "both"),
+    Configuration("DN_both", "page", "page", "train"),
+    Configuration("DN-DF_both", "page", "page", "both"),
+    Configuration("other-DF", "none", "none", "other"),
+    Configuration("DN-main", "none", "main", "train"),
+    Configuration("DN-main_both", "main", "main", "train"),
 )
 
 
@@ -213,36 +238,38 @@ class ConfigurationResult:
         return self.scores.mean(axis=0) if len(self.scores) else np.zeros(self.scores.shape[1])
 
 
-def compare(train: dict[bool, Sequence[PreparedPage]], test: dict[bool, Sequence[PreparedPage]],
+def compare(train: dict[str, Sequence[PreparedPage]], test: dict[str, Sequence[PreparedPage]],
             *, queries: PhraseTable | None, query_parts: PhraseTable | None,
             other_df: PhraseTable | None, configurations: Sequence[Configuration] = CONFIGURATIONS,
             ranker: Callable[[], KeywordRanker] = KeywordRanker,
             ns: Sequence[int] = TOP_N) -> list[ConfigurationResult]:
-    """Score every configuration; ``train`` and ``test`` map de-noised (True) or not to
-    the prepared pages (only the settings the configurations use are needed: DF from
-    ``train[False]``, with ``test[False]`` for ``both``). p-values are against the
-    first configuration scored (ORD in :data:`CONFIGURATIONS`)."""
+    """Score every configuration whose texts are given; ``train`` and ``test`` map a
+    text (``"none"``, ``"page"``, ``"main"``) to the prepared pages (DF comes from
+    ``train["none"]``, with ``test["none"]`` for ``both``; other-DF needs ``other_df``).
+    p-values are against the first configuration scored (ORD in
+    :data:`CONFIGURATIONS`)."""
     frequencies: dict[str, PhraseTable | None] = {"other": other_df}
 
     def frequency(source: str) -> PhraseTable | None:
         if source not in frequencies:
             frequencies[source] = document_frequencies(
-                train[False], *((test[False],) if source == "both" else ()))
+                train["none"], *((test["none"],) if source == "both" else ()))
         return frequencies[source]
 
-    rankers: dict[tuple[bool, str], tuple[KeywordRanker, PhraseStatistics]] = {}
+    rankers: dict[tuple[str, str], tuple[KeywordRanker, PhraseStatistics]] = {}
     results: list[ConfigurationResult] = []
     baseline = None
     for configuration in configurations:
-        if configuration.df == "other" and other_df is None:
+        if (configuration.df == "other" and other_df is None) or \
+                configuration.train_text not in train or configuration.test_text not in test:
             continue
-        key = (configuration.denoise_train, configuration.df)
+        key = (configuration.train_text, configuration.df)
         if key not in rankers:
             statistics = PhraseStatistics(frequency(configuration.df), queries, query_parts)
-            rankers[key] = (fit_ranker(train[configuration.denoise_train], statistics,
+            rankers[key] = (fit_ranker(train[configuration.train_text], statistics,
                                        ranker()), statistics)
         fitted, statistics = rankers[key]
-        scores = page_scores(fitted, test[configuration.denoise_test], statistics, ns)
+        scores = page_scores(fitted, test[configuration.test_text], statistics, ns)
         if baseline is None:
             baseline = scores
         results.append(ConfigurationResult(configuration, scores,

@@ -27,6 +27,7 @@ from denoise.steps import step_by_step
 from kwx.candidates import Candidates, find_candidates
 from kwx.document import kept_document
 from kwx.features import feature_matrix
+from kwx.listing import distinct_best
 from kwx.ranker import KeywordRanker
 from kwx.tables import JointTable, PhraseTable, TableFile
 from kwx.text import MAX_WORDS
@@ -39,6 +40,8 @@ except ImportError:  # the compiled extension is optional
 DEFAULT_RANKER = "kwx-ranker.npz"
 DEFAULT_DF = "kwx-df.npz"
 DEFAULT_QUERYLOG = "kwx-querylog.npz"
+#: Share of a keyword list's slots for phrases of two or more words (kwx.listing).
+DEFAULT_PHRASES = 0.3
 #: Template recall of the detector when the ranker stores none (Kołcz & Yih 5.2 used 50%).
 DEFAULT_RECALL = 0.5
 
@@ -102,24 +105,34 @@ _FEW = 64
 
 @dataclass(frozen=True, slots=True)
 class ScoredCandidates:
-    """A page's candidates with the ranker's scores, best first on demand."""
+    """A page's candidates with the ranker's scores, best first on demand: as a list
+    (:func:`kwx.listing.distinct_best`: no fragment below the phrase that covers it, no
+    second inflection, no bare number), or with ``distinct=False`` as ranked."""
 
     candidates: Candidates
     scores: np.ndarray  # float64 per candidate
+    distinct: bool = True
+    phrases: float = DEFAULT_PHRASES  # share of a list's slots for 2+ word phrases
 
     def top(self, n: int) -> list[Keyword]:
         """The ``n`` best candidates (ties: earlier on the page first)."""
-        best = self._best(n)
+        best = self.best(n)
         return [Keyword(phrase, score, tf) for phrase, score, tf in zip(
             self.candidates.phrases(best), self.scores[best].tolist(),
             self.candidates.tf[best].tolist(), strict=True)]
 
     def ranked_hashes(self, n: int) -> np.ndarray:
         """The hashes of the ``n`` best candidates (for evaluation)."""
-        return self.candidates.hashes[self._best(n)]
+        return self.candidates.hashes[self.best(n)]
 
-    def _best(self, n: int) -> np.ndarray:
-        """Indices of the ``n`` best, in order: in one compiled pass for a few
+    def best(self, n: int) -> np.ndarray:
+        """Indices of the ``n`` best, in order (as a list unless ``distinct`` is off)."""
+        if self.distinct:
+            return distinct_best(self.candidates, self.scores, self._ranked, n, self.phrases)
+        return self._ranked(n)
+
+    def _ranked(self, n: int) -> np.ndarray:
+        """Indices of the ``n`` best by score, in order: in one compiled pass for a few
         (:func:`kwx._kernels.best_indices`), else by sorting only those scoring at
         least the n-th best (a page has thousands of candidates and wants ten)."""
         scores = self.scores
@@ -145,12 +158,18 @@ class KeywordExtractor:
         ``page`` at the detector's operating point); None keeps the whole page
         (mode ``none``). Each kept chunk's block score is also a feature.
     max_words : longest candidate phrase.
+    phrases : share of a list's slots for phrases of two or more words (see
+        :mod:`kwx.listing`).
     """
 
     def __init__(self, ranker: KeywordRanker, *, statistics: PhraseStatistics,
-                 detector: TemplateDetector | None = None, max_words: int = MAX_WORDS) -> None:
+                 detector: TemplateDetector | None = None, max_words: int = MAX_WORDS,
+                 phrases: float = DEFAULT_PHRASES) -> None:
         if not (isinstance(max_words, int) and 1 <= max_words <= 10):
             raise ValueError(f"max_words must be an integer in [1, 10], got {max_words!r}")
+        if not (isinstance(phrases, int | float) and 0.0 <= phrases <= 1.0):
+            raise ValueError(f"phrases must be a share in [0, 1], got {phrases!r}")
+        self.phrases = float(phrases)
         self.ranker = ranker
         self.statistics = statistics
         self.max_words = max_words
@@ -164,10 +183,11 @@ class KeywordExtractor:
     @classmethod
     def load(cls, *, ranker: PathLike | None = None, df: PathLike | None = None,
              querylog: PathLike | None = None, denoise: bool = True,
-             detector: PathLike | None = None, recall: float | None = None) -> Self:
+             detector: PathLike | None = None, recall: float | None = None,
+             phrases: float = DEFAULT_PHRASES) -> Self:
         """An extractor from files; None means the shipped default of each. ``recall``
         is the detector's operating point (None: the one the ranker was trained with,
-        else :data:`DEFAULT_RECALL`)."""
+        else :data:`DEFAULT_RECALL`); ``phrases`` as in the class."""
         model = KeywordRanker.load(ranker or shipped(DEFAULT_RANKER))
         header = model.header_
         if recall is None:
@@ -178,7 +198,7 @@ class KeywordExtractor:
         if denoise:
             template = TemplateDetector.load(detector)
             template = template.at_recall(recall)
-        return cls(model, statistics=statistics, detector=template)
+        return cls(model, statistics=statistics, detector=template, phrases=phrases)
 
     def candidates(self, page: Page) -> Candidates:
         """The page's candidates (de-noised first when there is a detector)."""
@@ -188,7 +208,8 @@ class KeywordExtractor:
     def score(self, page: Page) -> ScoredCandidates:
         """Every candidate of ``page`` with its score."""
         found = self.candidates(page)
-        return ScoredCandidates(found, self.ranker.predict_proba(self.statistics.features(found)))
+        return ScoredCandidates(found, self.ranker.predict_proba(self.statistics.features(found)),
+                                phrases=self.phrases)
 
     def extract(self, page: Page, top: int = 10) -> list[Keyword]:
         """The ``top`` best keywords of ``page``, best first."""
@@ -205,5 +226,5 @@ class KeywordExtractor:
             *self.cleaner.steps(), kept_document,
             partial(find_candidates, max_words=self.max_words),
             lambda found: ScoredCandidates(found, self.ranker.predict_proba(
-                self.statistics.features(found))),
+                self.statistics.features(found)), phrases=self.phrases),
             lambda ranked: ranked.top(top)])

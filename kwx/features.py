@@ -10,6 +10,9 @@ used them: without the linguistic and URL features).
   (share of the page's words before it, and its log);
 - how it is written: share of occurrences capitalized, and in capitals;
 - its shape: words, single word, a stop word inside ("bank of america");
+- whether it is a whole phrase (issue 31): its cohesion (its words together rather
+  than apart) and the share of its occurrences inside one longer candidate (a
+  fragment of a name);
 - the template score of its blocks when the page was de-noised (0 otherwise).
 """
 
@@ -27,6 +30,7 @@ FEATURE_NAMES = (
     "first_position", "log_first",
     "capitalized", "all_caps",
     "words", "single_word", "stop_inside",
+    "cohesion", "contained",
     "template_score",
 )
 
@@ -64,7 +68,7 @@ def feature_matrix(candidates: Candidates, *, df: np.ndarray | None, query: np.n
     (log_tf, tf_share, idf, tf_idf, df_unseen, log_query, log_query_part, query_part_share,
      in_title, in_meta_keywords, in_meta_description, anchor_share, heading_share,
      first_position, log_first, capitalized, all_caps, n_words, single_word, stop_inside,
-     template_score) = matrix
+     cohesion, contained, template_score) = matrix
     np.log1p(c.tf, out=log_tf)
     np.divide(c.tf, words, out=tf_share)
     if df is None:
@@ -89,6 +93,7 @@ def feature_matrix(candidates: Candidates, *, df: np.ndarray | None, query: np.n
                         (in_meta_description, c.in_meta_description), (anchor_share, c.anchor),
                         (heading_share, c.heading), (capitalized, c.capitalized),
                         (all_caps, c.upper), (n_words, c.lengths), (stop_inside, c.stop_inside),
+                        (cohesion, c.cohesion), (contained, c.contained),
                         (template_score, c.template)):
         row[:] = column
     np.divide(c.first, words, out=first_position)

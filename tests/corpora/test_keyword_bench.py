@@ -281,6 +281,24 @@ def test_training_pages_never_come_from_the_test_family_and_each_site_is_used_on
     assert bench.train_unplaced == 0
 
 
+def test_copies_put_each_training_story_into_other_sites_while_sites_last(made_up):
+    stories, test_hosts, train_hosts = made_up
+    bench = assemble(stories, train_hosts, test_hosts, test_share=0.34, seed=0, copies=2)
+    train = [p for p in bench.pages if p.split == "train"]
+    assert len(train) == 13 and bench.train_unplaced == 3  # 16 placements, 13 usable sites
+    keys = [site_key(p.host.site) for p in train]
+    assert len(keys) == len(set(keys))  # still one page a site
+    firsts = [p for p in train if p.copy == 0]
+    assert {p.name for p in firsts} == {p.story.id for p in firsts} and len(firsts) == 8
+    assert all(p.name == f"{p.story.id}~1" for p in train if p.copy == 1)
+    assert [p.copy for p in train] == sorted(p.copy for p in train)  # every story once first
+    assert [p for p in bench.pages if p.split == "test"] == [
+        p for p in assemble(stories, train_hosts, test_hosts, test_share=0.34, seed=0).pages
+        if p.split == "test"]  # the test pages do not change
+    with pytest.raises(ValueError, match="copies"):
+        assemble(stories, train_hosts, test_hosts, copies=0)
+
+
 def test_assembly_is_deterministic_for_a_seed(made_up):
     stories, test_hosts, train_hosts = made_up
     records = [[(p.record(), p.html) for p in assemble(

@@ -14,13 +14,12 @@ from sklearn.exceptions import NotFittedError
 
 from denoise.errors import PageError
 from denoise.features import FEATURE_NAMES, extract
+from denoise.forest import flatten_forest, forest_proba, forest_proba_python
 from denoise.model import (
     CLASSIFIERS,
     FORMAT_VERSION,
     ModelError,
     TemplateModel,
-    _flatten_forest,
-    _forest_proba,
 )
 from denoise.page import Page
 from denoise.training import training_pages
@@ -249,10 +248,10 @@ def test_flattened_forest_predicts_as_scikit_learn(seed):
     forest = RandomForestClassifier(n_estimators=12, min_samples_leaf=1 + seed,
                                     max_depth=None if seed % 2 else 4,
                                     random_state=seed).fit(X, y)
-    flat = _flatten_forest(forest)
+    flat = flatten_forest(forest)
     test = np.vstack((X, rng.random((200, 6)).astype(np.float32),
                       rng.normal(0, 5, (50, 6)).astype(np.float32)))
-    np.testing.assert_allclose(_forest_proba(flat, test), forest.predict_proba(test)[:, 1],
+    np.testing.assert_allclose(forest_proba(flat, test), forest.predict_proba(test)[:, 1],
                                atol=1e-6)
 
 
@@ -263,7 +262,7 @@ def test_flattened_forest_splits_adjacent_float32_values_as_scikit_learn():
     forest = RandomForestClassifier(n_estimators=1, bootstrap=False, random_state=0).fit(
         X, [0, 0, 1, 1])
     np.testing.assert_array_equal(forest.predict_proba(X)[:, 1], [0, 0, 1, 1])
-    np.testing.assert_array_equal(_forest_proba(_flatten_forest(forest), X), [0, 0, 1, 1])
+    np.testing.assert_array_equal(forest_proba(flatten_forest(forest), X), [0, 0, 1, 1])
 
 
 # --- training data from site-level labels ------------------------------------------------
@@ -309,21 +308,20 @@ def test_an_unusable_page_is_raised_or_handed_to_on_error():
 def test_compiled_forest_walk_equals_the_python_walk():
     from sklearn.ensemble import RandomForestClassifier
 
-    from denoise.model import _flatten_forest, _forest_proba, _forest_proba_python
 
     rng = np.random.default_rng(3)
     X = rng.normal(size=(300, 6)).astype(np.float32)
     y = (X[:, 0] + X[:, 1] * X[:, 2] > 0).astype(int)
-    forest = _flatten_forest(RandomForestClassifier(n_estimators=7, random_state=0).fit(X, y))
-    assert np.allclose(_forest_proba(forest, X), _forest_proba_python(forest, X))
+    forest = flatten_forest(RandomForestClassifier(n_estimators=7, random_state=0).fit(X, y))
+    assert np.allclose(forest_proba(forest, X), forest_proba_python(forest, X))
     # trees listed in another order than they lie, and fewer rows than the eight the
     # compiled walk takes down a tree together
     backwards = {key: value for key, value in forest.items() if not key.startswith("_")}
     backwards["roots"] = forest["roots"][::-1].copy()
     for rows in (X, X[:3]):
-        assert np.allclose(_forest_proba(dict(backwards), rows),
-                           _forest_proba_python(dict(backwards), rows))
-        assert np.allclose(_forest_proba(dict(backwards), rows), _forest_proba(forest, rows))
+        assert np.allclose(forest_proba(dict(backwards), rows),
+                           forest_proba_python(dict(backwards), rows))
+        assert np.allclose(forest_proba(dict(backwards), rows), forest_proba(forest, rows))
 
 
 @pytest.fixture(scope="module")
@@ -372,8 +370,6 @@ def test_crafted_forests_are_refused_before_any_walk(make, saved_forest, tmp_pat
 
 
 def test_compiled_forest_walk_handles_stumps_and_any_row_count():
-    from denoise.model import _forest_proba_python
-
     forest = {  # tree 0: a lone leaf; tree 1: one split on feature 1 at 0.5
         "feature": np.array([-1, 1, -1, -1], dtype=np.int32),
         "threshold": np.array([-2.0, 0.5, -2.0, -2.0]),
@@ -387,8 +383,8 @@ def test_compiled_forest_walk_handles_stumps_and_any_row_count():
         X = np.zeros((rows, 2), dtype=np.float32)
         X[::2, 1] = 1.0
         want = np.where(X[:, 1] > 0.5, 0.625, 0.125)
-        np.testing.assert_allclose(_forest_proba(dict(forest), X), want, rtol=1e-6)
-        np.testing.assert_allclose(_forest_proba_python(dict(forest), X), want, rtol=1e-6)
+        np.testing.assert_allclose(forest_proba(dict(forest), X), want, rtol=1e-6)
+        np.testing.assert_allclose(forest_proba_python(dict(forest), X), want, rtol=1e-6)
 
 
 def test_word_table_gives_the_vocabulary_dicts_indices():
