@@ -73,11 +73,7 @@ def calibration_rows(report, families: FamilyCurves) -> tuple[list[str], dict]:
         pooled[family] = pr_curve(report.smoothed[keep], report.labels[keep]
                                   ).threshold_for_precision(TARGET)
     thresholds = np.array([pooled[f] for f in families.families])
-    columns = np.clip(np.searchsorted(-families.thresholds, -thresholds, side="right") - 1,
-                      -1, len(families.thresholds) - 1)
-    got = np.where(columns >= 0, families.precision[np.arange(len(columns)), columns], 1.0)
-    found = np.where(columns >= 0, families.recall[np.arange(len(columns)), columns], 0.0)
-    results = {"pooled": (thresholds, got, found)}
+    results = {"pooled": (thresholds, *families.at(thresholds))}
     for name, quantile in RULES.items():
         results[name] = families.held_out(TARGET, quantile)
     for name, (threshold, precision, recall) in results.items():

@@ -216,12 +216,18 @@ class FamilyCurves:
     def held_out(self, precision: float, quantile: float | None) -> tuple[np.ndarray, ...]:
         """Per family: the threshold chosen on the *other* families for ``precision``
         (:meth:`curve` with ``quantile``), and this family's precision and recall there."""
-        chosen, got, found = [], [], []
-        for row, name in enumerate(self.families):
-            threshold = self.curve(quantile, without=name).threshold_for_precision(precision)
-            column = min(int(np.searchsorted(-self.thresholds, -threshold, side="right")) - 1,
-                         len(self.thresholds) - 1)
-            chosen.append(threshold)
-            got.append(self.precision[row, column] if column >= 0 else 1.0)
-            found.append(self.recall[row, column] if column >= 0 else 0.0)
-        return np.array(chosen), np.array(got), np.array(found)
+        chosen = np.array([self.curve(quantile, without=name).threshold_for_precision(precision)
+                           for name in self.families])
+        return (chosen, *self.at(chosen))
+
+    def at(self, thresholds: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Each family's precision and recall at its own threshold (``thresholds``, one a
+        family): at the grid's last threshold at or above it (precision 1 and recall 0
+        above the grid)."""
+        columns = np.minimum(np.searchsorted(-self.thresholds, -np.asarray(thresholds),
+                                             side="right") - 1, len(self.thresholds) - 1)
+        rows = np.arange(len(columns))
+        inside = columns >= 0
+        safe = np.maximum(columns, 0)
+        return (np.where(inside, self.precision[rows, safe], 1.0),
+                np.where(inside, self.recall[rows, safe], 0.0))

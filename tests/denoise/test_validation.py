@@ -293,6 +293,21 @@ def test_held_out_thresholds_are_chosen_without_the_family():
     assert chosen[clean] > 0.85 and recall[clean] == pytest.approx(0.5)
 
 
+def test_each_familys_precision_and_recall_at_its_own_threshold():
+    curves = FamilyCurves.of(*_families())
+    chosen, precision, recall = curves.held_out(0.9, 0.0)
+    got = curves.at(chosen)
+    np.testing.assert_array_equal(got[0], precision)
+    np.testing.assert_array_equal(got[1], recall)
+    # above the grid nothing is called template; at its lowest threshold everything is
+    top, bottom = curves.thresholds[0] + 1.0, curves.thresholds[-1]
+    above = curves.at(np.full(len(curves.families), top))
+    assert above[0].tolist() == [1.0] * len(curves.families)
+    assert above[1].tolist() == [0.0] * len(curves.families)
+    everything = curves.at(np.full(len(curves.families), bottom))
+    np.testing.assert_array_equal(everything[0], curves.precision[:, -1])
+
+
 def test_the_stored_curve_keeps_pooled_recall_and_family_precision():
     scores, labels, sites = _families()
     curves = FamilyCurves.of(scores, labels, sites)
