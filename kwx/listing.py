@@ -23,9 +23,10 @@ the list's slots go to the best phrases of two or more words (slot k is a phrase
 fewer than ``int(phrases * k)`` of the first k are: 0.3 makes slots 4, 7 and 10
 phrases unless phrases already rank there). The default, 0.3, is the share of
 phrases among annotators' keywords (26-28% on ``benchmarks/keywords.py``'s stories,
-23% on the blind ones). It has a price there: the same ranker's list without slots
-scores about 10% more at Top-10 (exact matches with the annotators' words reward
-single words); with them it still scores above the paper's ranker alone.
+23% on the blind ones). It has a price there: on both of the benchmark's sites never
+seen, the same ranker's list without slots scores 11-13% more at Top-10 (exact matches
+with the annotators' words reward single words), and on one of them (BBC) the list
+with slots scores below the paper's ranker alone.
 """
 
 from __future__ import annotations
@@ -85,8 +86,7 @@ def distinct_best(candidates: Candidates, scores: np.ndarray,
         size = max(4 * n, 32) * growth
         pool = _pool(candidates, scores, ranked(min(size, len(candidates))),
                      4 * wanted * growth)
-        picked = _pick(candidates, pool, n, wanted)
-        listed = sum(candidates.lengths[i] > 1 for i in picked)
+        picked, listed = _pick(candidates, pool, n, wanted)
         if (len(picked) >= n and listed >= wanted) or size >= len(candidates):
             return _with_phrases(picked, candidates.lengths, n, phrases)
         growth *= 4
@@ -123,10 +123,12 @@ def _with_phrases(picked: list[int], lengths: np.ndarray, n: int, phrases: float
     return np.array(out, dtype=np.int64)
 
 
-def _pick(candidates: Candidates, pool: list[int], n: int, wanted: int) -> list[int]:
+def _pick(candidates: Candidates, pool: list[int], n: int, wanted: int,
+          ) -> tuple[list[int], int]:
     """Those of ``pool`` (best first) that make a list, until ``n`` are found and
-    ``wanted`` of them are phrases of two or more words. Plain Python over the pool's
-    few candidates and their occurrences (numpy calls per candidate cost more)."""
+    ``wanted`` of them are phrases of two or more words; and how many are phrases.
+    Plain Python over the pool's few candidates and their occurrences (numpy calls per
+    candidate cost more)."""
     owner = candidates.occurrence_of
     in_pool = np.zeros(len(candidates), dtype=bool)
     in_pool[pool] = True
@@ -159,4 +161,4 @@ def _pick(candidates: Candidates, pool: list[int], n: int, wanted: int) -> list[
             listed += 1
         if len(picked) >= n and listed >= wanted:
             break
-    return picked
+    return picked, listed
