@@ -4,15 +4,15 @@ each page's shortlist.
 
 Logistic regression scores every candidate of a page (thousands) by one matrix
 product; the forest re-scores the page's ``shortlist`` best of them. Why a second
-stage (issue 31): on the keyword benchmark's site never seen
+stage (issue 31): on the keyword benchmark's two sites never seen
 (``benchmarks/keywords.py``), a forest over the same features ranks better (Top-10
-+14% without phrase slots: it learns interactions, such as a capitalized run of two
-words that always occur together, that one weight a feature cannot), but walking
++14% and +8% without phrase slots): it learns interactions, such as a capitalized run
+of two words that always occur together, that one weight a feature cannot. Walking
 its trees for every candidate would cost more than the rest of ``kwx extract``; on
 the shortlist it costs little, and it is trained on the shortlists of the training
-pages, the rows it will see. 100 rows and 50 trees (a choice for speed) scored
-there as 200 and 100 did, at a quarter of the walk. ``shortlist=0`` is the paper's
-ranker alone.
+pages, the rows it will see. 100 rows and 50 trees were chosen for speed (a quarter
+of the walk of 200 and 100; no benchmark command compares the sizes).
+``shortlist=0`` is the paper's ranker alone.
 
 Scikit-learn fits both; what is kept is plain arrays (mean, scale, coefficients; the
 forest's nodes, :mod:`denoise.forest`) and a versioned JSON header, so a model file
