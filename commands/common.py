@@ -282,6 +282,15 @@ def _run(err: Console, inputs: Sequence[str], job: PageJob, *, out: Path, jobs: 
     return summary
 
 
+class MethodName(StrEnum):
+    """The site-level methods, by command-line name (``denoise site``, ``mining index``)."""
+
+    fingerprint = "fingerprint"
+    table_chunk = "table-chunk"
+    shingle = "shingle"
+    style_offset = "style-offset"
+
+
 InputsArg = Annotated[
     list[str],
     typer.Argument(

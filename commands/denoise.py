@@ -7,7 +7,6 @@ import sys
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import ExitStack, nullcontext
 from dataclasses import dataclass, field
-from enum import StrEnum
 from functools import partial
 from pathlib import Path
 from typing import Annotated, TextIO
@@ -21,6 +20,7 @@ from commands.common import (
     EngineOption,
     InputsArg,
     JobsOption,
+    MethodName,
     ResumeOption,
     SparkMasterOption,
     VersionOption,
@@ -53,15 +53,6 @@ app = typer.Typer(
     # help texts are reflowed as Markdown paragraphs, so docstrings wrap at any width
     rich_markup_mode="markdown",
 )
-
-
-class MethodName(StrEnum):
-    """The site-level methods, by command-line name."""
-
-    fingerprint = "fingerprint"
-    table_chunk = "table-chunk"
-    shingle = "shingle"
-    style_offset = "style-offset"
 
 
 @app.callback()

@@ -54,6 +54,7 @@ from denoise.training import (
 )
 from denoise.validation import site_family
 from engine.batch import BatchSummary
+from engine.bulk import action_line, check_index_name
 from engine.jsonstr import json_str as _json_str
 
 
@@ -323,6 +324,7 @@ class ApplyJob:
     precision: float | None
     output: Format
     single: bool  # one HTML file: the page's text as it is, not a JSON line
+    bulk: str | None = None  # an index name: each line after its bulk action line
     detector: TemplateDetector | None = field(default=None, repr=False)
     extractor: MainContentExtractor | None = field(default=None, repr=False)
     fell_back: bool = field(default=False, repr=False)  # the last page this process worked
@@ -330,7 +332,7 @@ class ApplyJob:
     def settings(self) -> dict[str, object]:
         """What shapes the output (a resumed run must have the same)."""
         return {"model": str(self.model), "recall": self.recall, "precision": self.precision,
-                "format": str(self.output), "single": self.single}
+                "format": str(self.output), "single": self.single, "bulk": self.bulk}
 
     def setup(self) -> None:
         if self.detector is not None:
@@ -369,6 +371,9 @@ class ApplyJob:
             text, self.fell_back = _page_body(scores, self.output, self.extractor)
             return [text + "\n"]
         line, self.fell_back = _page_line(scores, self.output, self.extractor)
+        if self.bulk is not None:  # one string: a page's output is written in one piece
+            page = scores.features.blocks.page
+            return [action_line(self.bulk, page.id) + line]
         return [line]
 
     def noted(self, output: str) -> bool:
@@ -392,6 +397,11 @@ def apply_command(
         "per scored block (page, path, tag, text, score, template).")] = Format.text,
     blocks: Annotated[bool, typer.Option(
         "--blocks", help="Same as --format blocks.")] = False,
+    bulk: Annotated[str | None, typer.Option(
+        help="Write the JSON lines as the bulk NDJSON of OpenSearch and Elasticsearch: "
+        "before each page's line, an action line indexing it into this index, with the "
+        "page's id as the document's (--format text, main or html).",
+        show_default=False)] = None,
     out: OutOption = Path("-"),
     site_evidence: Annotated[bool, typer.Option(
         help="Let pages of the same site in the batch add their site-level evidence "
@@ -423,12 +433,24 @@ def apply_command(
     least template-like blocks instead: its line says "fallback": true and the closing
     summary counts it (--blocks gives every block's call at the operating point).
 
-    Example: denoise apply page.html;  cat pages.jsonl | denoise apply - > clean.jsonl
+    With --bulk NAME the lines are OpenSearch's and Elasticsearch's bulk NDJSON: each
+    page's line after an action line that indexes it into NAME (POST the file to _bulk).
+
+    Example: denoise apply page.html;  cat pages.jsonl | denoise apply - > clean.jsonl;
+    denoise apply crawl.warc.gz --format main --bulk pages -o pages.ndjson
     """
     err = Console(stderr=True)
     if db is not None and not site_evidence:
         raise typer.BadParameter("--db needs --site-evidence")
     output = Format.blocks if blocks else output
+    if bulk is not None:
+        if output is Format.blocks or site_evidence:
+            raise typer.BadParameter("--bulk writes one document a page: not with --blocks "
+                                     "or --site-evidence")
+        try:
+            check_index_name(bulk)
+        except ValueError as error:
+            raise typer.BadParameter(str(error), param_hint="--bulk") from None
     extractor = None
     if output is Format.main:
         if recall is not None or precision is not None or site_evidence:
@@ -443,11 +465,11 @@ def apply_command(
         detector = extractor.detector
     else:
         detector = _detector(model, recall, precision, err)
-    single = (len(inputs) == 1 and inputs[0] != "-" and Path(inputs[0]).is_file()
-              and Path(inputs[0]).suffix.lower() in (".html", ".htm"))
+    single = (bulk is None and len(inputs) == 1 and inputs[0] != "-"
+              and Path(inputs[0]).is_file() and Path(inputs[0]).suffix.lower() in (".html", ".htm"))
     if not site_evidence:
         job = ApplyJob(model=model, recall=recall, precision=precision, output=output,
-                       single=single, detector=detector, extractor=extractor)
+                       single=single, bulk=bulk, detector=detector, extractor=extractor)
         run_pages(err, inputs, job, out=out, jobs=jobs, resume=resume,
                   settings={"command": "denoise apply", **job.settings()},
                   max_bytes=max_bytes, site=site, what="scoring pages", quiet_single=single,

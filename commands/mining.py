@@ -1,5 +1,5 @@
-"""The ``mining`` command line: near-duplicate detection and page classification, each
-able to remove templates first (``--denoise none | site | page | main``)."""
+"""The ``mining`` command line: near-duplicate detection, page classification and
+search, each able to remove templates first (``--denoise none | site | page | main``)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,8 @@ import typer
 from commands.common import VersionOption, run, version_command
 
 app = typer.Typer(
-    help="Near-duplicate detection and page classification, with templates removed first.",
+    help="Near-duplicate detection, page classification and search, with templates removed "
+    "first.",
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
@@ -18,7 +19,8 @@ app = typer.Typer(
 
 @app.callback()
 def _main(version: VersionOption = False) -> None:
-    """Near-duplicate detection and page classification, with templates removed first."""
+    """Near-duplicate detection, page classification and search, with templates removed
+    first."""
 
 
 def main() -> None:
@@ -32,5 +34,6 @@ from commands import mining_dedup  # noqa: E402, F401
 app.command("version")(version_command)
 
 
-# The classification commands live in their own module; importing it registers them.
-from commands import mining_classify  # noqa: E402, F401
+# The classification and search commands live in modules of their own; importing them
+# registers them.
+from commands import mining_classify, mining_search  # noqa: E402, F401

@@ -34,6 +34,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from enum import StrEnum
 from functools import cache, cached_property, lru_cache
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -52,6 +53,8 @@ from denoise.main_content import (
 )
 from denoise.model import default_model_path
 from denoise.page import Page
+from denoise.site import METHODS, SiteStore
+from denoise.site.base import SiteMethod
 from denoise.site.batch import label_sites
 from denoise.training import site_labeller
 
@@ -241,14 +244,18 @@ def clean(page: Page, mode: Mode | str = DEFAULT_MODE, *,
 def clean_pages(pages: Iterable[Page], mode: Mode | str = DEFAULT_MODE, *,
                 detector: TemplateDetector | None = None,
                 extractor: MainContentExtractor | None = None,
-                on_error: Callable[[PageError], None] | None = None) -> Iterator[Cleaned]:
+                on_error: Callable[[PageError], None] | None = None,
+                site_method: Callable[[str], SiteMethod] | None = None) -> Iterator[Cleaned]:
     """What ``mode`` keeps of each page, in input order except for ``site`` (which
     groups the pages by site first: sites in order of first appearance, and hands back
     copies of the pages without their HTML, so match them by ``id``).
 
     A page that cannot be parsed goes to ``on_error`` (raised without one).
     ``detector`` and ``extractor`` are those of :class:`Cleaner` (``site`` uses
-    neither: a ``ValueError``).
+    neither: a ``ValueError``). ``site_method(site)`` makes the unfitted site-level
+    method of a site for ``site`` (default: the fingerprint labeller of
+    :func:`denoise.training.site_labeller`; another method of the papers, or one bound
+    to stored counts, :mod:`denoise.site.counts`).
     """
     mode = Mode(mode)
     pages = expect_pages(pages, "clean_pages")
@@ -256,11 +263,14 @@ def clean_pages(pages: Iterable[Page], mode: Mode | str = DEFAULT_MODE, *,
         if detector is not None or extractor is not None:
             raise ValueError("mode 'site' uses no page-level model: give no detector or "
                              "extractor")
-        for labelled in label_sites(pages, lambda _: site_labeller(), on_error=on_error):
+        method_for = site_method or (lambda _: site_labeller())
+        for labelled in label_sites(pages, method_for, on_error=on_error):
             blocks = labelled.blocks
             keep = ~labelled.template_chunks() & (blocks.chunk_block >= 0)
             yield Cleaned(labelled.page, mode, blocks, keep)
         return
+    if site_method is not None:
+        raise ValueError(f"site_method is for mode 'site', not {mode.value!r}")
     cleaner = _default_cleaner(mode) if detector is None and extractor is None else Cleaner(
         mode, detector=detector, extractor=extractor)
     for page in pages:
@@ -272,6 +282,47 @@ def clean_pages(pages: Iterable[Page], mode: Mode | str = DEFAULT_MODE, *,
             on_error(error)
             continue
         yield cleaned
+
+
+#: The papers' site-level methods mode ``site`` can fit, by name.
+SITE_METHODS: tuple[str, ...] = tuple(METHODS)
+#: Those whose per-site counts can be kept in a file and grow from run to run.
+STORED_SITE_METHODS = ("fingerprint", "shingle")
+
+
+class SiteMethods:
+    """A maker of one unfitted site-level method per site, for :func:`clean_pages`'s
+    ``site_method``: ``name`` is one of :data:`SITE_METHODS` (the fingerprint method is
+    :func:`denoise.training.site_labeller`'s, whose labels train the page-level model).
+    With ``store`` (a path; :data:`STORED_SITE_METHODS` only), each site's counts live in
+    that SQLite file (:class:`denoise.site.counts.SiteStore`), so a page is judged
+    against every page of its site counted so far, in this run or earlier ones;
+    :meth:`commit` makes them durable, :meth:`close` commits and closes."""
+
+    def __init__(self, name: str = "fingerprint", store: str | Path | None = None) -> None:
+        if name not in METHODS:
+            raise ValueError(f"unknown site-level method {name!r}: one of "
+                             f"{', '.join(SITE_METHODS)}")
+        if store is not None and name not in STORED_SITE_METHODS:
+            raise ValueError(f"the {name} method keeps no counts: a store is for "
+                             f"{' and '.join(STORED_SITE_METHODS)}")
+        self.name = name
+        self._store = None if store is None else SiteStore(
+            store, {"method": name, "scheme": METHODS[name].scheme})
+
+    def __call__(self, site: str) -> SiteMethod:
+        counts = None if self._store is None else self._store.counts(site)
+        if self.name == "fingerprint":
+            return site_labeller(counts=counts)
+        return METHODS[self.name]() if counts is None else METHODS[self.name](counts=counts)
+
+    def commit(self) -> None:
+        if self._store is not None:
+            self._store.commit()
+
+    def close(self) -> None:
+        if self._store is not None:
+            self._store.close()
 
 
 @cache

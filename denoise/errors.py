@@ -54,6 +54,10 @@ class StoreError(DenoiseError):
     """A fingerprint store cannot be opened or does not match the current settings."""
 
 
+class SearchIndexError(DenoiseError):
+    """A search index cannot be opened or written, or was made with other settings."""
+
+
 class ModelError(DenoiseError):
     """A saved model or table cannot be used; the message names the file and the reason."""
 
