@@ -39,6 +39,7 @@ from denoise.detector import DEFAULT_SMOOTHING, PageScores, TemplateDetector, bl
 from denoise.errors import DenoiseError, PageError
 from denoise.features import SCHEME, features_of, parse_blocks
 from denoise.main_content import MainContentExtractor
+from denoise.metadata import extract_metadata
 from denoise.output import atomic_text
 from denoise.page import Page
 from denoise.reader import Skipped
@@ -71,6 +72,7 @@ class Format(StrEnum):
 
     text = "text"
     main = "main"
+    json = "json"
     html = "html"
     blocks = "blocks"
 
@@ -284,13 +286,20 @@ def _page_line(scores: PageScores, output: Format,
     """A page's JSON line, ``{"page", "url" (when known), "fallback": true (when it fell
     back), "text" or "html"}``, as ``json.dumps(record, ensure_ascii=False)`` writes it,
     put together from its fields' JSON strings (:mod:`engine.jsonstr`: the page's text
-    is most of the line); and whether it fell back."""
+    is most of the line); and whether it fell back. ``--format json`` puts the page's
+    metadata (:func:`denoise.metadata.extract_metadata`, a parse of its own that keeps
+    the scripts for their JSON-LD) before the text."""
     page = scores.features.blocks.page
     url = f', "url": {_json_str(page.url)}' if page.url else ""
     key = "html" if output is Format.html else "text"
     text, fallback = _page_body(scores, output, extractor)
     said = f", {_FALLBACK}" if fallback else ""
-    return f'{{"page": {_json_str(page.id)}{url}{said}, "{key}": {_json_str(text)}}}\n', fallback
+    about = ""
+    if output is Format.json:
+        about = "".join(f', "{name}": {_json_str(value)}'
+                        for name, value in extract_metadata(page).as_dict().items())
+    return (f'{{"page": {_json_str(page.id)}{url}{said}{about}, "{key}": {_json_str(text)}}}\n',
+            fallback)
 
 
 def _block_lines(scores: PageScores) -> list[str]:
@@ -337,7 +346,7 @@ class ApplyJob:
     def setup(self) -> None:
         if self.detector is not None:
             return
-        if self.output is Format.main:
+        if self.output in (Format.main, Format.json):
             self.extractor = MainContentExtractor.load(template=self.model)
             self.detector = self.extractor.detector
             return
@@ -393,8 +402,10 @@ def apply_command(
     output: Annotated[Format, typer.Option(
         "--format", "-f", help="text: the page's text without its template blocks; main: "
         "the article alone (main-content mode: also drops link lists and text outside the "
-        "main region); html: the page with template blocks removed; blocks: one JSON line "
-        "per scored block (page, path, tag, text, score, template).")] = Format.text,
+        "main region); json: the article with the page's title, author, date, site_name, "
+        "language, url (canonical) and description, one JSON object a page; html: the page "
+        "with template blocks removed; blocks: one JSON line per scored block (page, path, "
+        "tag, text, score, template).")] = Format.text,
     blocks: Annotated[bool, typer.Option(
         "--blocks", help="Same as --format blocks.")] = False,
     bulk: Annotated[str | None, typer.Option(
@@ -452,7 +463,7 @@ def apply_command(
         except ValueError as error:
             raise typer.BadParameter(str(error), param_hint="--bulk") from None
     extractor = None
-    if output is Format.main:
+    if output in (Format.main, Format.json):
         if recall is not None or precision is not None or site_evidence:
             raise typer.BadParameter(
                 "--format main has its own operating point (stored with the main-content "
@@ -465,7 +476,7 @@ def apply_command(
         detector = extractor.detector
     else:
         detector = _detector(model, recall, precision, err)
-    single = (bulk is None and len(inputs) == 1 and inputs[0] != "-"
+    single = (bulk is None and output is not Format.json and len(inputs) == 1 and inputs[0] != "-"
               and Path(inputs[0]).is_file() and Path(inputs[0]).suffix.lower() in (".html", ".htm"))
     if not site_evidence:
         job = ApplyJob(model=model, recall=recall, precision=precision, output=output,

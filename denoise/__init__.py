@@ -25,6 +25,7 @@ from denoise.errors import (
 )
 from denoise.html import parse_html
 from denoise.main_content import MainContentExtractor, main_text
+from denoise.metadata import Metadata, extract_metadata
 from denoise.page import Page, site_of
 from denoise.reader import Skipped, read_pages
 
@@ -36,6 +37,7 @@ __all__ = [
     "DenoiseError",
     "LabelFileError",
     "MainContentExtractor",
+    "Metadata",
     "Mode",
     "ModelError",
     "NotGroupedError",
@@ -52,6 +54,7 @@ __all__ = [
     "clean",
     "clean_pages",
     "decode_html",
+    "extract_metadata",
     "main_text",
     "parse_html",
     "read_pages",
