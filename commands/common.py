@@ -105,6 +105,13 @@ def run(app: typer.Typer) -> None:
 JobsOption = Annotated[int, typer.Option(
     "--jobs", "-j", min=1, help="Worker processes (default: the machine's cores). Output "
     "stays in input order.", show_default=False)]
+#: A page's generous time limit in batch commands: a page the de-noising takes longer
+#: over is pathological (the scale input's slowest page took about 2 s).
+DEFAULT_PAGE_TIMEOUT = 120.0
+PageTimeoutOption = Annotated[float, typer.Option(
+    "--page-timeout", min=0.001, metavar="SECONDS", help="Skip (and count) a page whose work "
+    "takes longer than this; the run goes on. Checked between Python steps (one lxml "
+    "parse finishes first); the embedded engine only.")]
 OutOption = Annotated[Path, typer.Option(
     "--out", "-o", help="Write here instead of standard output (atomically).")]
 ResumeOption = Annotated[bool, typer.Option(
@@ -177,7 +184,8 @@ class _Noting:
 def run_pages(err: Console, inputs: Sequence[str], job: PageJob, *, out: Path, jobs: int | None,
               resume: bool, settings: dict[str, object], max_bytes: int, site: str | None = None,
               what: str = "pages", quiet_single: bool = False, engine: Engine = Engine.EMBEDDED,
-              spark_master: str | None = None, note: PageNote | None = None) -> BatchSummary:
+              spark_master: str | None = None, note: PageNote | None = None,
+              page_timeout: float | None = DEFAULT_PAGE_TIMEOUT) -> BatchSummary:
     """Read ``inputs``, run ``job`` over their pages, write to ``out`` (``-``: standard
     output), print the summary; exit 1 when nothing was written (or a Spark job failed),
     2 on unusable output, resume state or a Spark that cannot start, 130 on an interrupt
@@ -202,13 +210,14 @@ def run_pages(err: Console, inputs: Sequence[str], job: PageJob, *, out: Path, j
             raise typer.Exit(2) from None
         return _run(err, inputs, job, out=out, jobs=jobs, resume=resume, settings=settings,
                     max_bytes=max_bytes, site=site, what=what, quiet_single=quiet_single,
-                    spark=spark, clocks=clocks, note=note)
+                    spark=spark, clocks=clocks, note=note, page_timeout=page_timeout)
 
 
 def _run(err: Console, inputs: Sequence[str], job: PageJob, *, out: Path, jobs: int | None,
          resume: bool, settings: dict[str, object], max_bytes: int, site: str | None,
          what: str, quiet_single: bool, spark: SparkSession | None,
-         clocks: tuple[float, float], note: PageNote | None) -> BatchSummary:
+         clocks: tuple[float, float], note: PageNote | None,
+         page_timeout: float | None) -> BatchSummary:
     output = None
     try:
         if str(out) != "-":
@@ -238,7 +247,7 @@ def _run(err: Console, inputs: Sequence[str], job: PageJob, *, out: Path, jobs: 
                                     stream, jobs=workers, skip_first=output.skip if output else 0,
                                     checkpoint=output.checkpoint if output else None,
                                     on_skip=skip, on_page=lambda: progress.advance(task),
-                                    own_process=True)
+                                    own_process=True, page_timeout=page_timeout)
             else:
                 summary = run_pages_spark(spark, inputs, job, stream, site=site,
                                           max_bytes=max_bytes,

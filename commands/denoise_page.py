@@ -17,6 +17,7 @@ from rich.console import Console
 from rich.table import Table
 
 from commands.common import (
+    DEFAULT_PAGE_TIMEOUT,
     Engine,
     EngineOption,
     InputsArg,
@@ -24,6 +25,7 @@ from commands.common import (
     MaxBytesOption,
     OutOption,
     PageNote,
+    PageTimeoutOption,
     ResumeOption,
     SparkMasterOption,
     fraction,
@@ -429,6 +431,7 @@ def apply_command(
     resume: ResumeOption = False,
     engine: EngineOption = Engine.EMBEDDED,
     spark_master: SparkMasterOption = None,
+    page_timeout: PageTimeoutOption = DEFAULT_PAGE_TIMEOUT,
 ) -> None:
     """Remove the template blocks of pages, each page scored on its own.
 
@@ -484,7 +487,7 @@ def apply_command(
         run_pages(err, inputs, job, out=out, jobs=jobs, resume=resume,
                   settings={"command": "denoise apply", **job.settings()},
                   max_bytes=max_bytes, site=site, what="scoring pages", quiet_single=single,
-                  engine=engine, spark_master=spark_master,
+                  engine=engine, spark_master=spark_master, page_timeout=page_timeout,
                   note=None if output is Format.blocks else PageNote(FELL_BACK, job.noted))
         return
     if jobs is not None or resume or engine is not Engine.EMBEDDED:

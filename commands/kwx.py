@@ -17,12 +17,14 @@ from rich.console import Console
 from rich.table import Table
 
 from commands.common import (
+    DEFAULT_PAGE_TIMEOUT,
     Engine,
     EngineOption,
     InputsArg,
     JobsOption,
     MaxBytesOption,
     OutOption,
+    PageTimeoutOption,
     ResumeOption,
     SparkMasterOption,
     VersionOption,
@@ -157,6 +159,7 @@ def extract_command(
     resume: ResumeOption = False,
     engine: EngineOption = Engine.EMBEDDED,
     spark_master: SparkMasterOption = None,
+    page_timeout: PageTimeoutOption = DEFAULT_PAGE_TIMEOUT,
 ) -> None:
     """Rank a page's advertising keywords.
 
@@ -185,7 +188,7 @@ def extract_command(
     run_pages(Console(stderr=True), inputs, job, out=out, jobs=jobs, resume=resume,
               settings={"command": "kwx extract", **job.settings()}, max_bytes=max_bytes,
               what="extracting keywords", quiet_single=single, engine=engine,
-              spark_master=spark_master)
+              spark_master=spark_master, page_timeout=page_timeout)
 
 
 @dataclass

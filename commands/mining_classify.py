@@ -17,12 +17,14 @@ from rich.console import Console
 from rich.table import Table
 
 from commands.common import (
+    DEFAULT_PAGE_TIMEOUT,
     Engine,
     EngineOption,
     InputsArg,
     JobsOption,
     MaxBytesOption,
     OutOption,
+    PageTimeoutOption,
     ResumeOption,
     SparkMasterOption,
     fail,
@@ -216,6 +218,7 @@ def predict_command(
     resume: ResumeOption = False,
     engine: EngineOption = Engine.EMBEDDED,
     spark_master: SparkMasterOption = None,
+    page_timeout: PageTimeoutOption = DEFAULT_PAGE_TIMEOUT,
 ) -> None:
     """Label pages with a trained classifier.
 
@@ -237,7 +240,7 @@ def predict_command(
                   settings={"command": "mining classify predict", "model": str(model),
                             "detector": str(detector)},
                   max_bytes=max_bytes, what="classifying pages",
-                  engine=engine, spark_master=spark_master)
+                  engine=engine, spark_master=spark_master, page_timeout=page_timeout)
         return
     if jobs is not None or resume or engine is not Engine.EMBEDDED:
         raise typer.BadParameter("a classifier of `--denoise site` text compares the pages of "

@@ -17,12 +17,14 @@ import typer
 from rich.console import Console
 
 from commands.common import (
+    DEFAULT_PAGE_TIMEOUT,
     Engine,
     EngineOption,
     InputsArg,
     JobsOption,
     MaxBytesOption,
     OutOption,
+    PageTimeoutOption,
     ResumeOption,
     SparkMasterOption,
     fail,
@@ -82,7 +84,7 @@ def _config(err: Console, explicit: dict[str, object], index: Path | None
 
 def _sketched(err: Console, cleanup: ExitStack, inputs: list[str],
               index: NearDuplicateIndex, *, out: Path, jobs: int | None, site: str | None,
-              max_bytes: int, resume: bool) -> Duplicates:
+              max_bytes: int, resume: bool, page_timeout: float) -> Duplicates:
     """The embedded engine's run (:func:`find_duplicates`), open until ``cleanup`` ends:
     its progress on a terminal, what it skips named on stderr, its errors as one line."""
     config = index.config
@@ -96,7 +98,8 @@ def _sketched(err: Console, cleanup: ExitStack, inputs: list[str],
                 checkpoint=folder, resume=resume, on_skip=lambda item: _skipped(err, item),
                 on_empty=lambda page_id: _no_words(err, page_id, config),
                 on_page=lambda: progress.advance(task), own_process=True,
-                batch_pages=_BATCH, checkpoint_pages=CHECKPOINT_PAGES))
+                batch_pages=_BATCH, checkpoint_pages=CHECKPOINT_PAGES,
+                page_timeout=page_timeout))
     except DenoiseError as error:  # a model cannot be loaded; nothing to resume
         raise fail(err, error) from None
     except OSError as error:  # the sketches or the checkpoint cannot be written
@@ -220,6 +223,7 @@ def dedup_command(
     engine: EngineOption = Engine.EMBEDDED,
     spark_master: SparkMasterOption = None,
     resume: ResumeOption = False,
+    page_timeout: PageTimeoutOption = DEFAULT_PAGE_TIMEOUT,
 ) -> None:
     """Find near-duplicate pages.
 
@@ -262,7 +266,7 @@ def dedup_command(
                 raise typer.BadParameter("--denoise site compares a site's pages with each "
                                          "other in one run: --jobs and --resume do not apply")
             found = _sketched(err, cleanup, inputs, index_, out=out, jobs=jobs, site=site,
-                              max_bytes=max_bytes, resume=resume)
+                              max_bytes=max_bytes, resume=resume, page_timeout=page_timeout)
         summary.resumed = found.resumed_items
         if found.matches() is None:
             summary.count(found.skipped)  # what was read and skipped is said all the same

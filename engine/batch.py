@@ -19,9 +19,17 @@ it cannot use). :func:`run_batch` streams pages into it:
   size and skips the recorded items: nothing is written twice, nothing lost. Input
   order must be the same (the readers are deterministic for the same inputs).
 
-Skipped items (unreadable input, pages a job refuses, dead workers, and pages the job
-fails on unexpectedly: a bug, named as "internal error" with its exception, not a reason
-to stop a crawl) are counted by reason; :class:`BatchSummary` is the closing line.
+Skipped items (unreadable input, pages a job refuses, dead workers, pages over the time
+limit, and pages the job fails on unexpectedly: a bug, named as "internal error" with its
+exception, not a reason to stop a crawl) are counted by reason; :class:`BatchSummary` is
+the closing line.
+
+A page time limit (``page_timeout``) is kept by a timer signal (``SIGALRM``), so only in
+the processes the toolkit owns: its workers, and a command line's own process
+(``own_process``); a program calling the library keeps its signals. A batch of pages
+worked step by step gets the limit times its pages; a batch over it is worked again a
+page at a time, each with the limit. The signal is seen between Python steps: one C call
+(lxml parsing a page) finishes first.
 """
 
 from __future__ import annotations
@@ -38,6 +46,7 @@ from collections import Counter, deque
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol, TextIO
@@ -171,22 +180,56 @@ def ready_for_pages() -> None:
 
 
 _JOB: PageJob | None = None
+_PAGE_SECONDS: float | None = None  # a worker's page time limit
 #: How often (seconds) a worker checks that its parent is alive where the kernel cannot
 #: tell it (not Linux).
 _PARENT_CHECK_SECONDS = 1.0
 
 
-def _init_worker(job: PageJob, parent: int) -> None:
-    global _JOB  # one job per worker process, set once
+def _init_worker(job: PageJob, parent: int, page_seconds: float | None) -> None:
+    global _JOB, _PAGE_SECONDS  # one job per worker process, set once
     _end_with_parent(parent)
     job.setup()
     ready_for_pages()
-    _JOB = job
+    _JOB, _PAGE_SECONDS = job, page_seconds
 
 
-def _pool(job: PageJob, workers: int) -> ProcessPoolExecutor:
+def _pool(job: PageJob, workers: int, page_seconds: float | None = None
+          ) -> ProcessPoolExecutor:
     """``workers`` processes set up for ``job``, each ending when this process ends."""
-    return ProcessPoolExecutor(workers, initializer=_init_worker, initargs=(job, os.getpid()))
+    return ProcessPoolExecutor(workers, initializer=_init_worker,
+                               initargs=(job, os.getpid(), page_seconds))
+
+
+class PageTimeout(BaseException):
+    """A page's time limit passed (a BaseException: a job's ``except Exception`` must not
+    swallow it)."""
+
+
+@contextmanager
+def time_limit(seconds: float | None) -> Iterator[None]:
+    """Raise :class:`PageTimeout` in this thread once ``seconds`` have passed; no limit
+    with None or outside the main thread (only it receives signals). Sets ``SIGALRM``'s
+    handler for the block: call it only in a process the toolkit owns."""
+    if seconds is None or threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def expire(signum: int, frame: object) -> None:
+        raise PageTimeout
+
+    previous = signal.signal(signal.SIGALRM, expire)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def timeout_reason(seconds: float) -> str:
+    """The skip reason of a page over the time limit."""
+    return f"over the time limit ({seconds:g} s a page)"
 
 
 def _end_with_parent(parent: int) -> None:
@@ -244,25 +287,31 @@ class _Refused:
 def _work(pages: list[Page]) -> list[list[str] | _Refused]:
     assert _JOB is not None  # noqa: S101 - set by the initializer
     return [_Refused(result.source, result.reason) if isinstance(result, PageError)
-            else result for result in _page_results(_JOB, pages)]
+            else result for result in _page_results(_JOB, pages, _PAGE_SECONDS)]
 
 
-def _page_results(job: PageJob, pages: list[Page]) -> list[list[str] | PageError]:
-    """Each page's lines, or why it was skipped: the ``PageError`` its work raised, or
-    an internal error for any other exception (one page's bug must not stop a crawl).
-    A batch whose ``many`` fails as a whole is worked again a page at a time."""
+def _page_results(job: PageJob, pages: list[Page], seconds: float | None = None
+                  ) -> list[list[str] | PageError]:
+    """Each page's lines, or why it was skipped: the ``PageError`` its work raised, the
+    time limit (``seconds`` a page: :func:`time_limit`), or an internal error for any
+    other exception (one page's bug must not stop a crawl). A batch whose ``many`` fails
+    as a whole, or runs over its pages' time, is worked again a page at a time."""
     many = getattr(job, "many", None)
     raw: list[list[str] | Exception] | None = None
     if many is not None:
         try:
-            raw = many(pages)
-        except Exception:  # the batch's own bug: each page then says what is wrong with it
-            raw = None
+            with time_limit(None if seconds is None else seconds * len(pages)):
+                raw = many(pages)
+        except (Exception, PageTimeout):  # the batch's own bug or a slow page: each page
+            raw = None                   # then says what is wrong with it
     if raw is None:
         raw = []
         for page in pages:
             try:
-                raw.append(job(page))
+                with time_limit(seconds):
+                    raw.append(job(page))
+            except PageTimeout:
+                raw.append(PageError(page.id, timeout_reason(seconds or 0)))
             except Exception as error:
                 raw.append(error)
     return [result if not isinstance(result, Exception) or isinstance(result, PageError)
@@ -321,7 +370,8 @@ def skip_reason(error: PageError | Skipped) -> str:
 
 
 def map_pages(items: Iterable[Page | Skipped], job: PageJob, jobs: int,
-              window: int | None = None, *, own_process: bool = False
+              window: int | None = None, *, own_process: bool = False,
+              page_timeout: float | None = None
               ) -> Iterator[tuple[Page | Skipped, list[str] | PageError | Skipped]]:
     """Each input item with its result (what ``job`` returned, the ``PageError`` it raised,
     or the ``Skipped`` item itself), in input order: the engine under :func:`run_batch`,
@@ -329,7 +379,12 @@ def map_pages(items: Iterable[Page | Skipped], job: PageJob, jobs: int,
     made ready for a long loop (:func:`ready_for_pages`); with ``jobs=1`` the job runs in
     this process, which is readied too only when it is the toolkit's own
     (``own_process``: a command line's). A job with ``many`` gets batches
-    (:func:`_batches`), two a worker in flight."""
+    (:func:`_batches`), two a worker in flight. ``page_timeout`` (seconds) skips a page
+    that takes longer, in the workers and in a command line's own process (see the
+    module notes); a library caller's process (``jobs=1`` without ``own_process``) gets
+    no limit."""
+    if page_timeout is not None and page_timeout <= 0:
+        raise ValueError(f"page_timeout must be positive, got {page_timeout}")
     window = window or WINDOW_PER_JOB * jobs
     most_batches = window  # single pages: the window bounds them
     if getattr(job, "many", None) is not None:
@@ -338,8 +393,10 @@ def map_pages(items: Iterable[Page | Skipped], job: PageJob, jobs: int,
         job.setup()
         if own_process:
             ready_for_pages()
+        seconds = page_timeout if own_process else None
         for batch in _batches(items, job):
-            results = iter(_page_results(job, [i for i in batch if isinstance(i, Page)]))
+            results = iter(_page_results(job, [i for i in batch if isinstance(i, Page)],
+                                         seconds))
             for item in batch:
                 yield item, item if isinstance(item, Skipped) else next(results)
         return
@@ -347,7 +404,7 @@ def map_pages(items: Iterable[Page | Skipped], job: PageJob, jobs: int,
     # and whether it ends its batch
     pending: deque[tuple[Page | Skipped, Future | Skipped, int, bool]] = deque()
     in_flight = 0  # batches
-    pool = _pool(job, jobs)
+    pool = _pool(job, jobs, page_timeout)
     try:
         batches = _batches(items, job)
         exhausted = False
@@ -386,14 +443,14 @@ def map_pages(items: Iterable[Page | Skipped], job: PageJob, jobs: int,
                     if isinstance(page, Skipped):
                         yield page, page
                         continue
-                    pool = _pool(job, 1)
+                    pool = _pool(job, 1, page_timeout)
                     try:
                         yield page, _returned(pool.submit(_work, [page]).result()[0])
                     except BrokenProcessPool:
                         yield page, PageError(page.id, "worker died")
                     finally:
                         pool.shutdown(wait=False, cancel_futures=True)
-                pool = _pool(job, jobs)
+                pool = _pool(job, jobs, page_timeout)
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
 
@@ -403,12 +460,13 @@ def run_batch(items: Iterable[Page | Skipped], job: PageJob, out: TextIO, *, job
               checkpoint_every: int = CHECKPOINT_EVERY, skip_first: int = 0,
               on_skip: Callable[[Page | Skipped, PageError | Skipped], None] | None = None,
               on_page: Callable[[], None] | None = None,
-              own_process: bool = False) -> BatchSummary:
+              own_process: bool = False, page_timeout: float | None = None) -> BatchSummary:
     """Run ``job`` over ``items`` and write the lines to ``out`` in input order.
 
     ``skip_first`` items are passed over unread by the job (done by an earlier run).
     ``checkpoint(items_done)`` is called every ``checkpoint_every`` items and at the end,
-    after ``out`` was flushed. ``own_process``: see :func:`map_pages`.
+    after ``out`` was flushed. ``own_process`` and ``page_timeout``: see
+    :func:`map_pages`.
     """
     if jobs < 1:
         raise ValueError(f"jobs must be at least 1, got {jobs}")
@@ -419,7 +477,8 @@ def run_batch(items: Iterable[Page | Skipped], job: PageJob, out: TextIO, *, job
         if next(iterator, None) is None:
             break
         writer.resumed()
-    for item, result in map_pages(iterator, job, jobs, window, own_process=own_process):
+    for item, result in map_pages(iterator, job, jobs, window, own_process=own_process,
+                                  page_timeout=page_timeout):
         if isinstance(result, PageError | Skipped):
             if on_skip is not None:
                 on_skip(item, result)

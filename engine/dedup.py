@@ -169,7 +169,7 @@ def find_duplicates(inputs: Sequence[str], config: DedupConfig | None = None, *,
                     on_skip: OnSkip | None = None, on_empty: Callable[[str], None] | None = None,
                     on_page: Callable[[], None] | None = None, own_process: bool = False,
                     batch_pages: int = SKETCH_BATCH, checkpoint_pages: int = CHECKPOINT_PAGES,
-                    ) -> Iterator[Duplicates]:
+                    page_timeout: float | None = None) -> Iterator[Duplicates]:
     """Sketch the pages of ``inputs`` and match them with each other and with ``index``;
     a context manager whose value, :class:`Duplicates`, is usable inside the block.
 
@@ -197,6 +197,9 @@ def find_duplicates(inputs: Sequence[str], config: DedupConfig | None = None, *,
             for a long loop over pages (:func:`engine.batch.map_pages`).
         batch_pages: Pages sketched together.
         checkpoint_pages: Pages sketched between two saves of the checkpoint.
+        page_timeout: Seconds a page's text may take; a page over it is skipped
+            (:func:`engine.batch.map_pages`: in worker processes and a command line's
+            own process; not for ``denoise`` ``site``).
 
     Raises:
         DenoiseError: A de-noising model cannot be loaded, or (``ResumeError``) the
@@ -228,7 +231,8 @@ def find_duplicates(inputs: Sequence[str], config: DedupConfig | None = None, *,
                 else SketchState()
             resumed_items, resumed_pages = state.items, state.pages
             words = _page_words(inputs, config, jobs=jobs, site=site, max_bytes=max_bytes,
-                                done=state.items, skip=skip, own_process=own_process)
+                                done=state.items, skip=skip, own_process=own_process,
+                                page_timeout=page_timeout)
             _sketch(words, index, state, files, saved, skipped, on_empty=on_empty,
                     on_page=on_page, batch_pages=batch_pages,
                     checkpoint_pages=checkpoint_pages)
@@ -264,7 +268,8 @@ def _settings(inputs: Sequence[str], site: str | None, max_bytes: int,
 
 def _page_words(inputs: Sequence[str], config: DedupConfig, *, jobs: int | None,
                 site: str | None, max_bytes: int, done: int, skip: OnSkip,
-                own_process: bool) -> Iterator[tuple[Page, np.ndarray]]:
+                own_process: bool, page_timeout: float | None
+                ) -> Iterator[tuple[Page, np.ndarray]]:
     """Each page with the word hashes of its text, in input order: on ``jobs`` worker
     processes, except for ``site`` (a site's pages are compared with each other). The
     first ``done`` input items (an interrupted run's) are passed over unparsed."""
@@ -276,7 +281,7 @@ def _page_words(inputs: Sequence[str], config: DedupConfig, *, jobs: int | None,
     job = PageWords(config.denoise)
     job.setup()  # here first: a model that cannot load is one clear error, not dead workers
     for item, result in map_pages(islice(items, done, None), job, jobs or default_jobs(),
-                                  own_process=own_process):
+                                  own_process=own_process, page_timeout=page_timeout):
         if isinstance(result, Skipped | PageError):
             skip(result)
         else:
