@@ -35,8 +35,9 @@ from rich.progress import (
 from rich.text import Text
 
 from denoise.errors import DenoiseError, PageError, SparkJobError
+from denoise.fetch import Fetcher
 from denoise.page import Page
-from denoise.reader import Skipped, read_pages
+from denoise.reader import Skipped, is_url, read_pages
 from engine.batch import BatchSummary, PageJob, ResumableOutput, default_jobs, run_batch
 from engine.spark import DEFAULT_MASTER, run_pages_spark, spark_session
 
@@ -185,7 +186,8 @@ def run_pages(err: Console, inputs: Sequence[str], job: PageJob, *, out: Path, j
               resume: bool, settings: dict[str, object], max_bytes: int, site: str | None = None,
               what: str = "pages", quiet_single: bool = False, engine: Engine = Engine.EMBEDDED,
               spark_master: str | None = None, note: PageNote | None = None,
-              page_timeout: float | None = DEFAULT_PAGE_TIMEOUT) -> BatchSummary:
+              page_timeout: float | None = DEFAULT_PAGE_TIMEOUT,
+              fetcher: Fetcher | None = None) -> BatchSummary:
     """Read ``inputs``, run ``job`` over their pages, write to ``out`` (``-``: standard
     output), print the summary; exit 1 when nothing was written (or a Spark job failed),
     2 on unusable output, resume state or a Spark that cannot start, 130 on an interrupt
@@ -210,14 +212,15 @@ def run_pages(err: Console, inputs: Sequence[str], job: PageJob, *, out: Path, j
             raise typer.Exit(2) from None
         return _run(err, inputs, job, out=out, jobs=jobs, resume=resume, settings=settings,
                     max_bytes=max_bytes, site=site, what=what, quiet_single=quiet_single,
-                    spark=spark, clocks=clocks, note=note, page_timeout=page_timeout)
+                    spark=spark, clocks=clocks, note=note, page_timeout=page_timeout,
+                    fetcher=fetcher)
 
 
 def _run(err: Console, inputs: Sequence[str], job: PageJob, *, out: Path, jobs: int | None,
          resume: bool, settings: dict[str, object], max_bytes: int, site: str | None,
          what: str, quiet_single: bool, spark: SparkSession | None,
          clocks: tuple[float, float], note: PageNote | None,
-         page_timeout: float | None) -> BatchSummary:
+         page_timeout: float | None, fetcher: Fetcher | None) -> BatchSummary:
     output = None
     try:
         if str(out) != "-":
@@ -243,7 +246,8 @@ def _run(err: Console, inputs: Sequence[str], job: PageJob, *, out: Path, jobs: 
         with page_progress(err, what) as progress:
             task = progress.add_task(what, total=None)
             if spark is None:
-                summary = run_batch(read_pages(inputs, site=site, max_bytes=max_bytes), job,
+                pages = read_pages(inputs, site=site, max_bytes=max_bytes, fetcher=fetcher)
+                summary = run_batch(pages, job,
                                     stream, jobs=workers, skip_first=output.skip if output else 0,
                                     checkpoint=output.checkpoint if output else None,
                                     on_skip=skip, on_page=lambda: progress.advance(task),
@@ -254,7 +258,8 @@ def _run(err: Console, inputs: Sequence[str], job: PageJob, *, out: Path, jobs: 
                                           skip_first=output.skip if output else 0,
                                           checkpoint=output.checkpoint if output else None,
                                           on_skip=lambda reason: skip(reason, reason),
-                                          on_page=lambda: progress.advance(task))
+                                          on_page=lambda: progress.advance(task),
+                                          fetcher=fetcher)
         if output is not None:
             output.finish()
     except BrokenPipeError:  # a reader like `head` left: not an error
@@ -300,16 +305,59 @@ class MethodName(StrEnum):
     style_offset = "style-offset"
 
 
+_INPUTS_HELP = ("Pages to read: folders of .html/.htm/.html.gz files, .tar/.tar.gz/.tar.xz "
+                "archives, WARC files, JSON lines files of {url, html}, single .html files, "
+                "http(s):// URLs (fetched), or - for standard input.")
 InputsArg = Annotated[
     list[str],
-    typer.Argument(
-        help="Pages to read: folders of .html/.htm/.html.gz files, .tar/.tar.gz/.tar.xz "
-        "archives, WARC files, JSON lines files of {url, html}, single .html files, or - "
-        "for standard input.",
-        show_default=False,
-        metavar="INPUT...",
-    ),
+    typer.Argument(help=_INPUTS_HELP, show_default=False, metavar="INPUT..."),
 ]
+#: The inputs of a command that also takes ``--urls`` (then none is needed).
+PageInputsArg = Annotated[
+    list[str] | None,
+    typer.Argument(help=_INPUTS_HELP, show_default=False, metavar="[INPUT...]"),
+]
+UrlsOption = Annotated[Path | None, typer.Option(
+    "--urls", metavar="FILE", help="A file of URLs to fetch, one a line (after the INPUTs; "
+    "'-': standard input; blank lines and lines starting with # are passed over).",
+    show_default=False)]
+AllowPrivateOption = Annotated[bool, typer.Option(
+    "--allow-private", help="Fetch URLs whose host is on a loopback, private or link-local "
+    "address too (refused by default, after DNS and after every redirect, so that nobody "
+    "can point this at the network it runs in).")]
+
+
+def web_inputs(err: Console, inputs: list[str] | None, urls: Path | None) -> list[str]:
+    """``inputs`` and then the URLs of the ``--urls`` file; a usage error when there is
+    nothing to read."""
+    given = list(inputs or [])
+    if urls is not None:
+        try:
+            stream = sys.stdin if str(urls) == "-" else urls.open(encoding="utf-8")
+            with stream:
+                given += [line.strip() for line in stream
+                          if line.strip() and not line.lstrip().startswith("#")]
+        except (OSError, UnicodeDecodeError) as error:
+            raise fail(err, f"{urls}: cannot read ({getattr(error, 'strerror', None) or error})"
+                       ) from None
+    if not given:
+        raise typer.BadParameter("give pages to read (INPUT...) or --urls FILE")
+    return given
+
+
+def one_page(inputs: list[str]) -> bool:
+    """Whether the inputs are one page: an .html / .htm file, or a URL (its output is
+    then the page's own, not a JSON line)."""
+    if len(inputs) != 1:
+        return False
+    name = inputs[0]
+    return is_url(name) or (name != "-" and Path(name).is_file()
+                            and Path(name).suffix.lower() in (".html", ".htm"))
+
+
+def page_fetcher(max_bytes: int, allow_private: bool) -> Fetcher:
+    """The fetcher of a command's URL inputs."""
+    return Fetcher(max_bytes=max_bytes, allow_private=allow_private)
 MaxBytesOption = Annotated[int, typer.Option(min=1, help="Skip pages larger than this many bytes.")]
 
 
@@ -338,10 +386,11 @@ def skipper(skipped: list[Skipped | PageError], err: Console) -> Callable[[PageE
 
 
 def read_inputs(inputs: list[str], max_bytes: int, skipped: list[Skipped | PageError],
-                err: Console, site: str | None = None) -> Iterator[Page]:
-    """The pages of ``inputs``; an item that cannot be read is named on stderr and kept
-    in ``skipped``."""
-    for item in read_pages(inputs, site=site, max_bytes=max_bytes):
+                err: Console, site: str | None = None, *,
+                fetcher: Fetcher | None = None) -> Iterator[Page]:
+    """The pages of ``inputs`` (URLs fetched by ``fetcher``); an item that cannot be
+    read is named on stderr and kept in ``skipped``."""
+    for item in read_pages(inputs, site=site, max_bytes=max_bytes, fetcher=fetcher):
         if isinstance(item, Skipped):
             skipped.append(item)
             say(err, f"skipped {item}")

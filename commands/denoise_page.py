@@ -18,22 +18,28 @@ from rich.table import Table
 
 from commands.common import (
     DEFAULT_PAGE_TIMEOUT,
+    AllowPrivateOption,
     Engine,
     EngineOption,
     InputsArg,
     JobsOption,
     MaxBytesOption,
     OutOption,
+    PageInputsArg,
     PageNote,
     PageTimeoutOption,
     ResumeOption,
     SparkMasterOption,
+    UrlsOption,
     fraction,
+    one_page,
+    page_fetcher,
     progress_bar,
     read_inputs,
     run_pages,
     say,
     skipper,
+    web_inputs,
 )
 from commands.denoise import app
 from denoise.decode import DEFAULT_MAX_BYTES
@@ -397,7 +403,7 @@ class ApplyJob:
 
 @app.command("apply")
 def apply_command(
-    inputs: InputsArg,
+    inputs: PageInputsArg = None,
     model: ModelOption = None,
     recall: RecallOption = None,
     precision: PrecisionOption = None,
@@ -432,6 +438,8 @@ def apply_command(
     engine: EngineOption = Engine.EMBEDDED,
     spark_master: SparkMasterOption = None,
     page_timeout: PageTimeoutOption = DEFAULT_PAGE_TIMEOUT,
+    urls: UrlsOption = None,
+    allow_private: AllowPrivateOption = False,
 ) -> None:
     """Remove the template blocks of pages, each page scored on its own.
 
@@ -451,9 +459,12 @@ def apply_command(
     page's line after an action line that indexes it into NAME (POST the file to _bulk).
 
     Example: denoise apply page.html;  cat pages.jsonl | denoise apply - > clean.jsonl;
-    denoise apply crawl.warc.gz --format main --bulk pages -o pages.ndjson
+    denoise apply crawl.warc.gz --format main --bulk pages -o pages.ndjson;
+    denoise apply https://example.com/news/story.html --format json
     """
     err = Console(stderr=True)
+    inputs = web_inputs(err, inputs, urls)
+    fetcher = page_fetcher(max_bytes, allow_private)
     if db is not None and not site_evidence:
         raise typer.BadParameter("--db needs --site-evidence")
     output = Format.blocks if blocks else output
@@ -479,8 +490,7 @@ def apply_command(
         detector = extractor.detector
     else:
         detector = _detector(model, recall, precision, err)
-    single = (bulk is None and output is not Format.json and len(inputs) == 1 and inputs[0] != "-"
-              and Path(inputs[0]).is_file() and Path(inputs[0]).suffix.lower() in (".html", ".htm"))
+    single = bulk is None and output is not Format.json and one_page(inputs)
     if not site_evidence:
         job = ApplyJob(model=model, recall=recall, precision=precision, output=output,
                        single=single, bulk=bulk, detector=detector, extractor=extractor)
@@ -488,6 +498,7 @@ def apply_command(
                   settings={"command": "denoise apply", **job.settings()},
                   max_bytes=max_bytes, site=site, what="scoring pages", quiet_single=single,
                   engine=engine, spark_master=spark_master, page_timeout=page_timeout,
+                  fetcher=fetcher,
                   note=None if output is Format.blocks else PageNote(FELL_BACK, job.noted))
         return
     if jobs is not None or resume or engine is not Engine.EMBEDDED:
@@ -500,7 +511,7 @@ def apply_command(
 
     def scored() -> Iterator[PageScores]:
         yield from score_with_site_evidence(
-            detector, read_inputs(inputs, max_bytes, skipped, err, site),
+            detector, read_inputs(inputs, max_bytes, skipped, err, site, fetcher=fetcher),
             counts_for=store.counts if store is not None else None, on_error=on_error)
     store = None
     fell_back = 0

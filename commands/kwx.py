@@ -18,18 +18,23 @@ from rich.table import Table
 
 from commands.common import (
     DEFAULT_PAGE_TIMEOUT,
+    AllowPrivateOption,
     Engine,
     EngineOption,
     InputsArg,
     JobsOption,
     MaxBytesOption,
     OutOption,
+    PageInputsArg,
     PageTimeoutOption,
     ResumeOption,
     SparkMasterOption,
+    UrlsOption,
     VersionOption,
     fail,
     fraction,
+    one_page,
+    page_fetcher,
     progress_bar,
     read_inputs,
     run,
@@ -37,6 +42,7 @@ from commands.common import (
     say,
     skipper,
     version_command,
+    web_inputs,
 )
 from denoise.cleaning import Cleaner, Mode
 from denoise.decode import DEFAULT_MAX_BYTES
@@ -143,7 +149,7 @@ def _named(error: Exception, path: Path) -> str:
 
 @app.command("extract")
 def extract_command(
-    inputs: InputsArg,
+    inputs: PageInputsArg = None,
     top: TopOption = 10,
     phrases: PhrasesOption = DEFAULT_PHRASES,
     denoise: DenoiseOption = True,
@@ -160,6 +166,8 @@ def extract_command(
     engine: EngineOption = Engine.EMBEDDED,
     spark_master: SparkMasterOption = None,
     page_timeout: PageTimeoutOption = DEFAULT_PAGE_TIMEOUT,
+    urls: UrlsOption = None,
+    allow_private: AllowPrivateOption = False,
 ) -> None:
     """Rank a page's advertising keywords.
 
@@ -176,19 +184,19 @@ def extract_command(
     in input order, as they are done (`--jobs` worker processes, or `--engine spark`;
     `--resume` continues an interrupted `-o` run).
 
-    Example: kwx extract page.html --top 5
+    Example: kwx extract page.html --top 5;  kwx extract https://example.com/story.html
     """
+    inputs = web_inputs(Console(stderr=True), inputs, urls)
     if not denoise and (detector is not None or recall is not None):
         raise typer.BadParameter("--detector and --recall need --denoise")
-    single = (not as_json and len(inputs) == 1 and inputs[0] != "-"
-              and Path(inputs[0]).is_file()
-              and Path(inputs[0]).suffix.lower() in (".html", ".htm"))
+    single = not as_json and one_page(inputs)
     job = ExtractJob(model=model, df=df, querylog=querylog, denoise=denoise, detector=detector,
                      recall=recall, top=top, lines=single, phrases=phrases)
     run_pages(Console(stderr=True), inputs, job, out=out, jobs=jobs, resume=resume,
               settings={"command": "kwx extract", **job.settings()}, max_bytes=max_bytes,
               what="extracting keywords", quiet_single=single, engine=engine,
-              spark_master=spark_master, page_timeout=page_timeout)
+              spark_master=spark_master, page_timeout=page_timeout,
+              fetcher=page_fetcher(max_bytes, allow_private))
 
 
 @dataclass

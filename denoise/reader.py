@@ -40,7 +40,7 @@ from collections import deque
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
-from typing import BinaryIO
+from typing import TYPE_CHECKING, BinaryIO
 
 from warcio.archiveiterator import ArchiveIterator
 from warcio.recordloader import ArcWarcRecord
@@ -48,6 +48,9 @@ from warcio.recordloader import ArcWarcRecord
 from denoise.decode import DEFAULT_MAX_BYTES, charset_from_header, clean_text, decode_html
 from denoise.errors import PageError
 from denoise.page import Page, site_of
+
+if TYPE_CHECKING:
+    from denoise.fetch import Fetcher
 
 __all__ = ["Skipped", "read_file_bytes", "read_pages"]
 
@@ -551,31 +554,47 @@ _ITEM_ERRORS = (
 )
 
 
+def is_url(name: str) -> bool:
+    """Whether an input names a web page (``http://`` or ``https://``): it is fetched."""
+    return name[:8].lower().startswith(("http://", "https://"))
+
+
 def read_pages(
     inputs: Sequence[str | Path],
     *,
     site: str | None = None,
     max_bytes: int = DEFAULT_MAX_BYTES,
+    fetcher: Fetcher | None = None,
 ) -> Iterator[Page | Skipped]:
     """Yield a ``Page`` for every HTML page in ``inputs``, a ``Skipped`` for every bad item.
 
     ``site``, when given, is the site of every page; otherwise a page's site is its
-    folder (directories, archives), its URL's host (WARC, JSON lines) or ``stdin``.
-    Pages over ``max_bytes`` bytes (after decompression) are skipped. The result is
-    a lazy iterator: pages are read one at a time, as they are asked for.
+    folder (directories, archives), its URL's host (WARC, JSON lines, ``http(s)://``
+    inputs) or ``stdin``. Pages over ``max_bytes`` bytes (after decompression) are
+    skipped. An ``http://`` or ``https://`` input is fetched by ``fetcher`` (default: a
+    :class:`denoise.fetch.Fetcher` with ``max_bytes``, public addresses only). The result
+    is a lazy iterator: pages are read one at a time, as they are asked for.
     """
     if isinstance(inputs, str | os.PathLike):
         inputs = [inputs]  # one path, not a sequence of one-letter paths
     if max_bytes < 1:
         raise ValueError(f"max_bytes must be positive, not {max_bytes}")
-    return _pages(list(inputs), site or None, max_bytes)
+    return _pages(list(inputs), site or None, max_bytes, fetcher)
 
 
-def _pages(inputs: list[str | Path], site: str | None, max_bytes: int) -> Iterator[Page | Skipped]:
+def _pages(inputs: list[str | Path], site: str | None, max_bytes: int,
+           fetcher: Fetcher | None) -> Iterator[Page | Skipped]:
     for given in inputs:
         name = os.fspath(given)
         if name == "-":
             yield from _read_stdin(site, max_bytes)
+            continue
+        if isinstance(given, str) and is_url(name):
+            if fetcher is None:
+                from denoise.fetch import Fetcher
+
+                fetcher = Fetcher(max_bytes=max_bytes)
+            yield fetcher.page(name, site)
             continue
         path = Path(name)
         try:

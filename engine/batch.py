@@ -201,14 +201,14 @@ def _pool(job: PageJob, workers: int, page_seconds: float | None = None
                                initargs=(job, os.getpid(), page_seconds))
 
 
-class PageTimeout(BaseException):
+class _PageTimeout(BaseException):
     """A page's time limit passed (a BaseException: a job's ``except Exception`` must not
     swallow it)."""
 
 
 @contextmanager
 def time_limit(seconds: float | None) -> Iterator[None]:
-    """Raise :class:`PageTimeout` in this thread once ``seconds`` have passed; no limit
+    """Raise :class:`_PageTimeout` in this thread once ``seconds`` have passed; no limit
     with None or outside the main thread (only it receives signals). Sets ``SIGALRM``'s
     handler for the block: call it only in a process the toolkit owns."""
     if seconds is None or threading.current_thread() is not threading.main_thread():
@@ -216,7 +216,7 @@ def time_limit(seconds: float | None) -> Iterator[None]:
         return
 
     def expire(signum: int, frame: object) -> None:
-        raise PageTimeout
+        raise _PageTimeout
 
     previous = signal.signal(signal.SIGALRM, expire)
     signal.setitimer(signal.ITIMER_REAL, seconds)
@@ -302,7 +302,7 @@ def _page_results(job: PageJob, pages: list[Page], seconds: float | None = None
         try:
             with time_limit(None if seconds is None else seconds * len(pages)):
                 raw = many(pages)
-        except (Exception, PageTimeout):  # the batch's own bug or a slow page: each page
+        except (Exception, _PageTimeout):  # the batch's own bug or a slow page: each page
             raw = None                   # then says what is wrong with it
     if raw is None:
         raw = []
@@ -310,7 +310,7 @@ def _page_results(job: PageJob, pages: list[Page], seconds: float | None = None
             try:
                 with time_limit(seconds):
                     raw.append(job(page))
-            except PageTimeout:
+            except _PageTimeout:
                 raw.append(PageError(page.id, timeout_reason(seconds or 0)))
             except Exception as error:
                 raw.append(error)

@@ -48,12 +48,14 @@ from typing import TYPE_CHECKING, Any, TextIO
 from denoise.decode import DEFAULT_MAX_BYTES
 from denoise.errors import PageError, SparkJobError, SparkUnavailable
 from denoise.page import Page
-from denoise.reader import Skipped, read_file_bytes, read_pages
+from denoise.reader import Skipped, is_url, read_file_bytes, read_pages
 from engine.batch import CHECKPOINT_EVERY, BatchSummary, PageJob, ResultWriter, internal_reason
 
 if TYPE_CHECKING:
     import pyarrow as pa
     from pyspark.sql import DataFrame, Row, SparkSession
+
+    from denoise.fetch import Fetcher
 
 # With the entry points, the plumbing the other Spark stages share (engine.spark_frame,
 # engine.spark_site, engine.spark_dedup): reading, chunking, shipping jobs, Arrow schemas.
@@ -164,11 +166,13 @@ def run_pages_spark(
     on_page: Callable[[], None] | None = None,
     chunk_pages: int = CHUNK_PAGES,
     chunk_bytes: int = CHUNK_BYTES,
+    fetcher: Fetcher | None = None,
 ) -> BatchSummary:
     """Run ``job`` over the pages of ``inputs`` on ``spark``; write the lines to ``out`` in
     input order (as :func:`engine.batch.run_batch` does, with the same summary).
 
-    ``inputs`` are local paths (read here) or URIs (read on the executors). The first
+    ``inputs`` are local paths and web pages (read here, web pages by ``fetcher``:
+    :func:`denoise.reader.read_pages`) or URIs (read on the executors). The first
     ``skip_first`` items are passed over (done by an earlier run): those of local paths
     are never sent, those of URIs are worked on again and dropped.
     ``checkpoint(items_done)`` is called every ``checkpoint_every`` items and at the end,
@@ -183,7 +187,8 @@ def run_pages_spark(
     run = _Run(spark, job, skip_first)
     try:
         with (session_conf(spark, SESSION_SETTINGS), pandas_warning_ignored(),
-              closing(run.results(inputs, site, max_bytes, chunk_pages, chunk_bytes)) as results):
+              closing(run.results(inputs, site, max_bytes, chunk_pages, chunk_bytes,
+                                  fetcher)) as results):
             for result in results:
                 if result is None:
                     writer.resumed()
@@ -217,7 +222,8 @@ class _Run:
         self.finished = False
 
     def results(self, inputs: Sequence[str], site: str | None, max_bytes: int,
-                chunk_pages: int, chunk_bytes: int) -> Iterator[_Result]:
+                chunk_pages: int, chunk_bytes: int, fetcher: Fetcher | None = None
+                ) -> Iterator[_Result]:
         """Every item's result, in input order: runs of local paths, then of URIs, ..."""
         group: list[str] = []
         for index, name in enumerate(inputs):
@@ -227,7 +233,8 @@ class _Run:
                 if is_uri(name):
                     yield from self._remote(group, site, max_bytes)
                 else:
-                    items = self._resumed(read_pages(group, site=site, max_bytes=max_bytes))
+                    items = self._resumed(read_pages(group, site=site, max_bytes=max_bytes,
+                                                     fetcher=fetcher))
                     yield from self._local(items, chunk_pages, chunk_bytes)
                 group = []
         self.finished = True
@@ -355,7 +362,9 @@ def _result(row: Row) -> _Result:
 
 
 def is_uri(name: str) -> bool:
-    return bool(_URI.match(name))
+    """An input the executors read (hdfs://, s3a://, file://...); web pages
+    (``http(s)://``) are fetched here, as the embedded engine fetches them."""
+    return bool(_URI.match(name)) and not is_url(name)
 
 
 def listing_error(error: Exception) -> str:
