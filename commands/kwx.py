@@ -52,6 +52,8 @@ from denoise.main_content import MainContentExtractor
 from denoise.page import Page
 from denoise.reader import Skipped
 from denoise.shipped import shipped
+from engine.batch import default_jobs
+from engine.serve import ServeSettings, run_server
 from kwx.build import document_frequency, query_frequency, read_queries
 from kwx.evaluation import (
     CONFIGURATIONS,
@@ -325,6 +327,47 @@ def _statistics(err: Console, df: Path | None, querylog: Path | None) -> PhraseS
                                      querylog or shipped(DEFAULT_QUERYLOG))
     except DenoiseError as error:
         raise fail(err, error) from None
+
+
+@app.command("serve")
+def serve_command(
+    host: Annotated[str, typer.Option(help="Address to listen on (0.0.0.0: every "
+                                      "interface).")] = "127.0.0.1",
+    port: Annotated[int, typer.Option(min=1, max=65535, help="Port to listen on.")] = 8000,
+    workers: Annotated[int | None, typer.Option(
+        min=1, help="Worker processes, each with its own models, each request going to a "
+        "free one (default: the machine's cores).", show_default=False)] = None,
+    model: RankerOption = None,
+    detector: DetectorOption = None,
+    max_bytes: Annotated[int, typer.Option(
+        min=1, help="The largest request body, and the largest page fetched for a "
+        "\"url\" request.")] = DEFAULT_MAX_BYTES,
+    timeout: Annotated[float, typer.Option(
+        min=0.001, help="Seconds a page may take before the request answers 504.")] = 30.0,
+    allow_private: AllowPrivateOption = False,
+) -> None:
+    """Serve keywords over HTTP, models loaded once per worker.
+
+    POST /extract with a JSON object, {"html": "..."} or {"url": "..."} (optional: "id",
+    "top", "include": ["text", "metadata"]), answers {"page", "url", "keywords": [{"phrase",
+    "score", "count"}]} (and "text", "metadata" when included); GET /health answers
+    {"status": "ok"} once the models are loaded. Errors are {"error": {"code",
+    "message"}} with their status (400, 413, 415, 422, 504, 500).
+
+    Example: `kwx serve --port 8000 &` then `curl -s localhost:8000/extract -H
+    'Content-Type: application/json' -d '{"html": "<p>Polar bears on sea ice</p>"}'`
+    """
+    err = Console(stderr=True)
+    settings = ServeSettings(ranker=str(model) if model else None,
+                             detector=str(detector) if detector else None,
+                             max_bytes=max_bytes, timeout=timeout, allow_private=allow_private,
+                             workers=workers or default_jobs())
+    try:  # a model that cannot load is one clear line here, not a worker's traceback
+        KeywordExtractor.load(ranker=model, detector=detector)
+    except DenoiseError as error:
+        raise fail(err, error) from None
+    say(err, f"serving on http://{host}:{port} (POST /extract, GET /health); Ctrl-C stops")
+    run_server(settings, host=host, port=port)
 
 
 @app.command("train")
