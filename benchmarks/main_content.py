@@ -122,6 +122,12 @@ class HeldOut:
         return self.for_page(None)(html, url)
 
     def for_page(self, page: GoldPage | None) -> Extract:
+        """The extraction of ``page``: by the model without its part, else the shipped."""
+        extractor = self.extractor_for(page)
+        return lambda html, url: extractor.extract(Page(
+            id=url or "<html>", html=html, url=url, site=site_of(url)))
+
+    def extractor_for(self, page: GoldPage | None) -> Any:
         """The extractor that scores ``page``: the model without its part, else the shipped."""
         source = "news" if page is not None and page.set_name == NEWS_SITES else (
             source_of_set(page.set_name) if page is not None else None)
@@ -134,9 +140,7 @@ class HeldOut:
             params = {f.name: getattr(shipped, f.name) for f in fields(shipped)
                       if f.name not in ("detector", "content_model")}
             self.models[name] = replace(loaded, **{**params, **self.params})
-        extractor = self.models[name]
-        return lambda html, url: extractor.extract(Page(
-            id=url or "<html>", html=html, url=url, site=site_of(url)))
+        return self.models[name]
 
 
 def news_site_pages(limit: int | None) -> Iterable[GoldPage]:

@@ -55,6 +55,7 @@ from denoise.render import clean_html, shaded_html
 from denoise.site import SiteStore
 from denoise.site_evidence import score_with_site_evidence
 from denoise.steps import step_by_step
+from denoise.structure import kept_tree, structure_of, to_markdown, to_xml
 from denoise.training import (
     CALIBRATION_QUANTILE,
     CrossSiteReport,
@@ -81,6 +82,8 @@ class Format(StrEnum):
     text = "text"
     main = "main"
     json = "json"
+    markdown = "markdown"
+    xml = "xml"
     html = "html"
     blocks = "blocks"
 
@@ -269,28 +272,35 @@ def _print_cross_site(result: CrossSiteReport, smoothed: bool, stream) -> None:
 
 #: How the closing summary names the pages that fell back.
 FELL_BACK = "fell back to their least template-like blocks"
+#: The formats of the main content (main-content mode's model and operating point).
+_MAIN_FORMATS = (Format.main, Format.json, Format.markdown, Format.xml)
 #: What a page's JSON line says when it fell back (no string inside a JSON line holds
 #: it: their quotes are escaped).
 _FALLBACK = '"fallback": true'
 
 
-def _page_body(scores: PageScores, output: Format,
-               extractor: MainContentExtractor | None) -> tuple[str, bool]:
-    """The page's text or HTML, and whether it fell back: the cut would have left it (next
-    to) no text, so its least template-like blocks were kept
+def _page_body(scores: PageScores, output: Format, extractor: MainContentExtractor | None,
+               links: bool = False, images: bool = False) -> tuple[str, bool]:
+    """The page's text, Markdown, XML or HTML, and whether it fell back: the cut would
+    have left it (next to) no text, so its least template-like blocks were kept
     (:meth:`~denoise.detector.PageScores.or_fallback`; ``scores`` are the fallback's
-    then; with ``extractor``, main-content mode's own fallback)."""
+    then; with ``extractor``, main-content mode's own fallback). ``links`` and
+    ``images`` are written in Markdown and XML."""
     if extractor is not None:  # reuses the template model's scores of the page
         mixed = extractor.scores(scores.features, template_raw=scores.raw)
         keep, fallback = extractor.kept(mixed)
+        if output in (Format.markdown, Format.xml):
+            nodes = structure_of(kept_tree(scores.features, keep))
+            write = to_markdown if output is Format.markdown else to_xml
+            return write(nodes, links=links, images=images), fallback
         return block_lines(scores.features.blocks, keep), fallback
     if output is Format.html:
         return clean_html(scores), scores.fallback
     return scores.content_text(), scores.fallback
 
 
-def _page_line(scores: PageScores, output: Format,
-               extractor: MainContentExtractor | None) -> tuple[str, bool]:
+def _page_line(scores: PageScores, output: Format, extractor: MainContentExtractor | None,
+               links: bool = False, images: bool = False) -> tuple[str, bool]:
     """A page's JSON line, ``{"page", "url" (when known), "fallback": true (when it fell
     back), "text" or "html"}``, as ``json.dumps(record, ensure_ascii=False)`` writes it,
     put together from its fields' JSON strings (:mod:`engine.jsonstr`: the page's text
@@ -299,8 +309,8 @@ def _page_line(scores: PageScores, output: Format,
     the scripts for their JSON-LD) before the text."""
     page = scores.features.blocks.page
     url = f', "url": {_json_str(page.url)}' if page.url else ""
-    key = "html" if output is Format.html else "text"
-    text, fallback = _page_body(scores, output, extractor)
+    key = output.value if output in (Format.html, Format.markdown, Format.xml) else "text"
+    text, fallback = _page_body(scores, output, extractor, links, images)
     said = f", {_FALLBACK}" if fallback else ""
     about = ""
     if output is Format.json:
@@ -342,6 +352,8 @@ class ApplyJob:
     output: Format
     single: bool  # one HTML file: the page's text as it is, not a JSON line
     bulk: str | None = None  # an index name: each line after its bulk action line
+    links: bool = False  # markdown, xml: links written
+    images: bool = False  # markdown, xml: images written
     detector: TemplateDetector | None = field(default=None, repr=False)
     extractor: MainContentExtractor | None = field(default=None, repr=False)
     fell_back: bool = field(default=False, repr=False)  # the last page this process worked
@@ -349,12 +361,13 @@ class ApplyJob:
     def settings(self) -> dict[str, object]:
         """What shapes the output (a resumed run must have the same)."""
         return {"model": str(self.model), "recall": self.recall, "precision": self.precision,
-                "format": str(self.output), "single": self.single, "bulk": self.bulk}
+                "format": str(self.output), "single": self.single, "bulk": self.bulk,
+                "links": self.links, "images": self.images}
 
     def setup(self) -> None:
         if self.detector is not None:
             return
-        if self.output in (Format.main, Format.json):
+        if self.output in _MAIN_FORMATS:
             self.extractor = MainContentExtractor.load(template=self.model)
             self.detector = self.extractor.detector
             return
@@ -385,9 +398,11 @@ class ApplyJob:
         if self.extractor is None:
             scores = scores.or_fallback()
         if self.single:
-            text, self.fell_back = _page_body(scores, self.output, self.extractor)
+            text, self.fell_back = _page_body(scores, self.output, self.extractor,
+                                              self.links, self.images)
             return [text + "\n"]
-        line, self.fell_back = _page_line(scores, self.output, self.extractor)
+        line, self.fell_back = _page_line(scores, self.output, self.extractor, self.links,
+                                          self.images)
         if self.bulk is not None:  # one string: a page's output is written in one piece
             page = scores.features.blocks.page
             return [action_line(self.bulk, page.id) + line]
@@ -411,11 +426,16 @@ def apply_command(
         "--format", "-f", help="text: the page's text without its template blocks; main: "
         "the article alone (main-content mode: also drops link lists and text outside the "
         "main region); json: the article with the page's title, author, date, site_name, "
-        "language, url (canonical) and description, one JSON object a page; html: the page "
-        "with template blocks removed; blocks: one JSON line per scored block (page, path, "
-        "tag, text, score, template).")] = Format.text,
+        "language, url (canonical) and description, one JSON object a page; markdown, xml: "
+        "the article with its headings, paragraphs, lists, tables, quotes and code; html: "
+        "the page with template blocks removed; blocks: one JSON line per scored block "
+        "(page, path, tag, text, score, template).")] = Format.text,
     blocks: Annotated[bool, typer.Option(
         "--blocks", help="Same as --format blocks.")] = False,
+    links: Annotated[bool, typer.Option(
+        "--links", help="--format markdown or xml: write the article's links too.")] = False,
+    images: Annotated[bool, typer.Option(
+        "--images", help="--format markdown or xml: write the article's images too.")] = False,
     bulk: Annotated[str | None, typer.Option(
         help="Write the JSON lines as the bulk NDJSON of OpenSearch and Elasticsearch: "
         "before each page's line, an action line indexing it into this index, with the "
@@ -477,7 +497,9 @@ def apply_command(
         except ValueError as error:
             raise typer.BadParameter(str(error), param_hint="--bulk") from None
     extractor = None
-    if output in (Format.main, Format.json):
+    if (links or images) and output not in (Format.markdown, Format.xml):
+        raise typer.BadParameter("--links and --images are for --format markdown or xml")
+    if output in _MAIN_FORMATS:
         if recall is not None or precision is not None or site_evidence:
             raise typer.BadParameter(
                 "--format main has its own operating point (stored with the main-content "
@@ -493,7 +515,8 @@ def apply_command(
     single = bulk is None and output is not Format.json and one_page(inputs)
     if not site_evidence:
         job = ApplyJob(model=model, recall=recall, precision=precision, output=output,
-                       single=single, bulk=bulk, detector=detector, extractor=extractor)
+                       single=single, bulk=bulk, links=links, images=images,
+                       detector=detector, extractor=extractor)
         run_pages(err, inputs, job, out=out, jobs=jobs, resume=resume,
                   settings={"command": "denoise apply", **job.settings()},
                   max_bytes=max_bytes, site=site, what="scoring pages", quiet_single=single,
@@ -527,10 +550,12 @@ def apply_command(
                     stream.writelines(_block_lines(scores))
                     continue
                 if single:
-                    text, fallback = _page_body(scores.or_fallback(), output, extractor)
+                    text, fallback = _page_body(scores.or_fallback(), output, extractor,
+                                                links, images)
                     stream.write(text + "\n")
                 else:
-                    line, fallback = _page_line(scores.or_fallback(), output, extractor)
+                    line, fallback = _page_line(scores.or_fallback(), output, extractor,
+                                                links, images)
                     stream.write(line)
                 fell_back += fallback
     except BrokenPipeError:  # a reader like `head` left: not an error

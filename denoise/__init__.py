@@ -24,7 +24,7 @@ from denoise.errors import (
     StoreError,
 )
 from denoise.html import parse_html
-from denoise.main_content import MainContentExtractor, main_text
+from denoise.main_content import MainContentExtractor, main_markdown, main_text, main_xml
 from denoise.metadata import Metadata, extract_metadata
 from denoise.page import Page, site_of
 from denoise.reader import Skipped, read_pages
@@ -55,7 +55,9 @@ __all__ = [
     "clean_pages",
     "decode_html",
     "extract_metadata",
+    "main_markdown",
     "main_text",
+    "main_xml",
     "parse_html",
     "read_pages",
     "segment",

@@ -59,6 +59,7 @@ from denoise.features import CUES, FEATURE_NAMES, PageFeatures, extract
 from denoise.model import ModelError, TemplateModel
 from denoise.page import Page, site_of
 from denoise.shipped import shipped
+from denoise.structure import Node, kept_tree, structure_of, to_markdown, to_xml
 
 _ANCHOR = FEATURE_NAMES.index("anchor_text")
 _OWN_CONTENT_CUE = FEATURE_NAMES.index("cue_content")
@@ -220,6 +221,13 @@ class MainContentExtractor:
         """Parse ``page`` once and return its main text."""
         return self.text(extract(expect_page(page, "MainContentExtractor.extract")))
 
+    def structure(self, page: Page) -> list[Node]:
+        """The main content's headings, paragraphs, lists, tables, quotes and code
+        (:mod:`denoise.structure`; the page is parsed once to score it, once more to
+        read the kept elements)."""
+        features = extract(expect_page(page, "MainContentExtractor.structure"))
+        return structure_of(kept_tree(features, self.content_chunks(features)))
+
 
 def _named_chunks(features: PageFeatures, families: tuple[str, ...]) -> np.ndarray:
     """Per chunk: inside a scored block (not the body) whose own class / id words name
@@ -270,6 +278,27 @@ def _anchor_shares(blocks: PageBlocks) -> np.ndarray:
 def default_extractor() -> MainContentExtractor:
     """The shipped models, loaded once a process."""
     return MainContentExtractor.load()
+
+
+def main_markdown(html: str, url: str | None = None, *, links: bool = False,
+                  images: bool = False) -> str:
+    """The main content of one page as Markdown: headings, paragraphs, lists, tables,
+    quotes and code kept (``links``, ``images``: written too). As :func:`main_text`."""
+    return to_markdown(_structure(html, url, "main_markdown"), links=links, images=images)
+
+
+def main_xml(html: str, url: str | None = None, *, links: bool = False,
+             images: bool = False) -> str:
+    """The main content of one page as an XML document (:func:`denoise.structure.to_xml`).
+    As :func:`main_text`."""
+    return to_xml(_structure(html, url, "main_xml"), links=links, images=images)
+
+
+def _structure(html: str, url: str | None, caller: str) -> list[Node]:
+    expect_text(html, "html", caller)
+    expect_text(url, "url", caller, optional=True)
+    return default_extractor().structure(Page(id=url or "<html>", html=html, url=url,
+                                              site=site_of(url)))
 
 
 def main_text(html: str, url: str | None = None) -> str:

@@ -454,10 +454,11 @@ def test_damaged_pages_give_a_result_or_a_page_error(damaged, models):
 def _jobs(models: dict[str, Any]) -> dict[str, Any]:
     """The per-page jobs of the batch commands, given the loaded models."""
     main = models["main"]
+    articles = (Format.main, Format.json, Format.markdown, Format.xml)  # main-content mode
     apply = {f"apply --format {f}": ApplyJob(
         model=None, recall=None, precision=None, output=f, single=False,
-        detector=main.detector if f is Format.main else models["detector"],
-        extractor=main if f is Format.main else None) for f in Format}
+        detector=main.detector if f in articles else models["detector"],
+        extractor=main if f in articles else None) for f in Format}
     kwx = ExtractJob(model=None, df=None, querylog=None, denoise=True, detector=None,
                      recall=None, top=10, lines=False, extractor=models["kwx"])
     return {**apply, "kwx extract --json": kwx}
@@ -487,7 +488,8 @@ def _lines_ok(command: str, lines: list[str], readable: list[str], written: int)
         return
     assert len(records) == written, f"{command}: {len(records)} lines for {written} pages"
     assert order == sorted(set(order)), f"{command}: pages repeated or out of order"
-    key = {"apply --format html": "html", "kwx extract --json": "keywords"}.get(command, "text")
+    key = {"apply --format html": "html", "apply --format markdown": "markdown",
+           "apply --format xml": "xml", "kwx extract --json": "keywords"}.get(command, "text")
     for record in records:
         assert key in record, f"{command}: no {key!r} in {sorted(record)}"
 
