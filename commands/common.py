@@ -106,8 +106,8 @@ def run(app: typer.Typer) -> None:
 JobsOption = Annotated[int, typer.Option(
     "--jobs", "-j", min=1, help="Worker processes (default: the machine's cores). Output "
     "stays in input order.", show_default=False)]
-#: A page's generous time limit in batch commands: a page the de-noising takes longer
-#: over is pathological (the scale input's slowest page took about 2 s).
+#: A page's generous time limit in batch commands: pages take milliseconds, so one that
+#: takes minutes is pathological, not slow.
 DEFAULT_PAGE_TIMEOUT = 120.0
 PageTimeoutOption = Annotated[float, typer.Option(
     "--page-timeout", min=0.001, metavar="SECONDS", help="Skip (and count) a page whose work "
@@ -247,8 +247,8 @@ def _run(err: Console, inputs: Sequence[str], job: PageJob, *, out: Path, jobs: 
             task = progress.add_task(what, total=None)
             if spark is None:
                 pages = read_pages(inputs, site=site, max_bytes=max_bytes, fetcher=fetcher)
-                summary = run_batch(pages, job,
-                                    stream, jobs=workers, skip_first=output.skip if output else 0,
+                summary = run_batch(pages, job, stream, jobs=workers,
+                                    skip_first=output.skip if output else 0,
                                     checkpoint=output.checkpoint if output else None,
                                     on_skip=skip, on_page=lambda: progress.advance(task),
                                     own_process=True, page_timeout=page_timeout)
@@ -358,6 +358,8 @@ def one_page(inputs: list[str]) -> bool:
 def page_fetcher(max_bytes: int, allow_private: bool) -> Fetcher:
     """The fetcher of a command's URL inputs."""
     return Fetcher(max_bytes=max_bytes, allow_private=allow_private)
+
+
 MaxBytesOption = Annotated[int, typer.Option(min=1, help="Skip pages larger than this many bytes.")]
 
 
