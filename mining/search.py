@@ -43,7 +43,7 @@ import json
 import os
 import re
 from collections.abc import Callable, Iterable
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
@@ -155,7 +155,6 @@ class AddReport:
     replaced: int = 0
     skipped: int = 0
     empty: int = 0
-    errors: list[PageError] = field(default_factory=list, repr=False)
 
 
 class SearchIndex:
