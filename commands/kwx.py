@@ -348,7 +348,8 @@ def serve_command(
 ) -> None:
     """Serve keywords over HTTP, models loaded once per worker.
 
-    POST /extract with a JSON object, {"html": "..."} or {"url": "..."} (optional: "id",
+    POST /extract with a JSON object, {"html": "..."} (with the page's "url" if known) or
+    {"url": "..."} alone, fetched (optional: "id",
     "top", "include": ["text", "metadata"]), answers {"page", "url", "keywords": [{"phrase",
     "score", "count"}]} (and "text", "metadata" when included); GET /health answers
     {"status": "ok"} once the models are loaded. Errors are {"error": {"code",

@@ -6,8 +6,9 @@ once) do the pages, one at a time each. Requests go to whichever worker is free:
 process per connection (uvicorn's own workers) left three of four keep-alive clients on
 one process, since one event loop accepts every connection waiting at once.
 
-- ``POST /extract`` with a JSON object: ``html`` (the page) or ``url`` (fetched, public
-  addresses only unless the server was started with ``allow_private``), optional ``id``,
+- ``POST /extract`` with a JSON object: ``html`` (the page; with ``url``, the page's
+  address) or ``url`` alone (fetched, public addresses only unless the server was started
+  with ``allow_private``), optional ``id``,
   ``top`` (1-100, default 10), and ``include``: a list of ``"text"`` (the main content)
   and ``"metadata"`` (title, author, date, ...), each a parse of its own, so they are
   asked for. The answer: ``{"page", "url", "keywords": [{"phrase", "score", "count"}]}``
@@ -39,7 +40,7 @@ from typing import Any
 
 from denoise.decode import DEFAULT_MAX_BYTES
 from denoise.errors import PageError
-from denoise.page import Page
+from denoise.page import Page, site_of
 from denoise.reader import Skipped, is_url
 
 __all__ = ["ServeSettings", "create_app", "run_server"]
@@ -104,7 +105,7 @@ class _Service:
 
         if request.html is not None:
             page = Page(id=request.id or request.url or "request", html=request.html,
-                        url=request.url)
+                        url=request.url, site=site_of(request.url))
         else:
             fetched = self.fetcher.page(request.url or "")
             if isinstance(fetched, Skipped):
@@ -148,8 +149,8 @@ def _checked(data: object) -> _Request | tuple[int, dict[str, Any]]:
     html, url, page_id = data.get("html"), data.get("url"), data.get("id")
     top, include = data.get("top", 10), data.get("include", [])
     problem = None
-    if (html is None) == (url is None):
-        problem = 'give "html" or "url", one of them'
+    if html is None and url is None:
+        problem = 'give "html" (the page), or "url" alone (fetched)'
     elif html is not None and not isinstance(html, str):
         problem = '"html" must be a string'
     elif url is not None and not (isinstance(url, str) and is_url(url)):

@@ -122,12 +122,14 @@ def test_keywords_and_what_was_included(client):
     assert "melts earlier every spring" in body["text"]
     assert set(client.post("/extract", payload={"html": PAGE}).json()) == {
         "page", "url", "keywords"}
+    with_url = client.post("/extract", payload={"html": PAGE, "url": "https://example.com/a"})
+    assert with_url.json()["url"] == "https://example.com/a"  # given, not fetched
 
 
 @pytest.mark.parametrize(("request_body", "status", "code"), [
     (b"{not json", 400, "bad_request"),
     (b"[1, 2]", 400, "bad_request"),
-    (json.dumps({"html": PAGE, "url": "https://example.com/"}).encode(), 400, "bad_request"),
+    (json.dumps({"id": "no page"}).encode(), 400, "bad_request"),
     (json.dumps({"html": PAGE, "top": 0}).encode(), 400, "bad_request"),
     (json.dumps({"html": PAGE, "include": ["everything"]}).encode(), 400, "bad_request"),
     (json.dumps({"url": "ftp://example.com/"}).encode(), 400, "bad_request"),
