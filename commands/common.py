@@ -360,6 +360,9 @@ def page_fetcher(max_bytes: int, allow_private: bool) -> Fetcher:
     return Fetcher(max_bytes=max_bytes, allow_private=allow_private)
 
 
+SiteOption = Annotated[str | None, typer.Option(
+    help="Treat every page as one site (default: the URL's host, or the page's folder).",
+    show_default=False)]
 MaxBytesOption = Annotated[int, typer.Option(min=1, help="Skip pages larger than this many bytes.")]
 
 

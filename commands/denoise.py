@@ -22,6 +22,7 @@ from commands.common import (
     JobsOption,
     MethodName,
     ResumeOption,
+    SiteOption,
     SparkMasterOption,
     VersionOption,
     fraction,
@@ -149,9 +150,7 @@ def site_command(
         "accumulate, and a new page of a known site is labelled at once. A run's counts "
         "are saved as each site is written with --out FILE, else when the run ends.",
     )] = None,
-    site: Annotated[str | None, typer.Option(
-        help="Treat every page as one site (default: the URL's host, or the page's folder).",
-    )] = None,
+    site: SiteOption = None,
     structure: Annotated[bool, typer.Option(
         help="fingerprint: also match link blocks by structure, with varying words masked "
         "(navigation bars like 'Next: X / Up: Y').",

@@ -29,6 +29,7 @@ from commands.common import (
     PageNote,
     PageTimeoutOption,
     ResumeOption,
+    SiteOption,
     SparkMasterOption,
     UrlsOption,
     fraction,
@@ -449,9 +450,7 @@ def apply_command(
     db: Annotated[Path | None, typer.Option(
         help="With --site-evidence: fingerprint counts kept in this SQLite file (as "
         "'denoise site --db' makes), so earlier runs' pages count too.")] = None,
-    site: Annotated[str | None, typer.Option(
-        help="Treat every page as one site (default: the URL's host, or the page's folder).",
-    )] = None,
+    site: SiteOption = None,
     max_bytes: MaxBytesOption = DEFAULT_MAX_BYTES,
     jobs: JobsOption = None,
     resume: ResumeOption = False,

@@ -26,6 +26,7 @@ from commands.common import (
     OutOption,
     PageTimeoutOption,
     ResumeOption,
+    SiteOption,
     SparkMasterOption,
     fail,
     page_progress,
@@ -215,9 +216,7 @@ def dedup_command(
         help="Save the sketches of this batch (and of --index's pages) here.",
         show_default=False)] = None,
     out: OutOption = Path("-"),
-    site: Annotated[str | None, typer.Option(
-        help="Treat every page as one site (default: the URL's host, or the page's "
-        "folder).", show_default=False)] = None,
+    site: SiteOption = None,
     max_bytes: MaxBytesOption = DEFAULT_MAX_BYTES,
     jobs: JobsOption = None,
     engine: EngineOption = Engine.EMBEDDED,

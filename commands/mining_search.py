@@ -20,6 +20,7 @@ from commands.common import (
     MaxBytesOption,
     MethodName,
     OutOption,
+    SiteOption,
     fail,
     fraction,
     page_progress,
@@ -59,9 +60,7 @@ def index_command(
     recall: Annotated[float | None, typer.Option(
         callback=fraction, help="--denoise page: the detector's template recall. "
         "[default: 0.5]", show_default=False)] = None,
-    site: Annotated[str | None, typer.Option(
-        help="Treat every page as one site (default: the URL's host, or the page's "
-        "folder).", show_default=False)] = None,
+    site: SiteOption = None,
     max_bytes: MaxBytesOption = DEFAULT_MAX_BYTES,
 ) -> None:
     """Index pages for BM25 search, templates removed first.
