@@ -2,9 +2,12 @@
 
 One ASGI process (Starlette on uvicorn) takes the requests and checks them; ``workers``
 processes (a :class:`~concurrent.futures.ProcessPoolExecutor`, each loading the models
-once) do the pages, one at a time each. Requests go to whichever worker is free: a
-process per connection (uvicorn's own workers) left three of four keep-alive clients on
-one process, since one event loop accepts every connection waiting at once.
+once) do the pages, one at a time each. Requests go to whichever worker is free, not to
+the process that accepted the connection: with uvicorn's own workers (a process per
+connection) four keep-alive clients got 1.04x one client's pages per second in
+``benchmarks/serve_load.py``, as if their connections sat on one process (an event loop
+accepts every connection waiting at once); that design is gone, so the figure cannot be
+run again from this code.
 
 - ``POST /extract`` with a JSON object: ``html`` (the page; with ``url``, the page's
   address) or ``url`` alone (fetched, public addresses only unless the server was started
