@@ -38,6 +38,7 @@ from denoise.errors import DenoiseError, PageError, SparkJobError
 from denoise.fetch import Fetcher
 from denoise.page import Page
 from denoise.reader import Skipped, is_url, read_pages
+from denoise.shipped import toolkit_version
 from engine.batch import BatchSummary, PageJob, ResumableOutput, default_jobs, run_batch
 from engine.spark import DEFAULT_MASTER, run_pages_spark, spark_session
 
@@ -55,16 +56,6 @@ def fail(err: Console, message: object, code: int = 2) -> typer.Exit:
     option, 1: nothing could be done)."""
     say(err, f"error: {message}")
     return typer.Exit(code)
-
-
-def toolkit_version() -> str | None:
-    """The installed distribution's version; None when run from a source tree."""
-    from importlib.metadata import PackageNotFoundError, version
-
-    try:
-        return version("webdenoise")
-    except PackageNotFoundError:
-        return None
 
 
 def _show_version(value: bool) -> None:

@@ -1,4 +1,5 @@
-"""The models and tables that ship with the toolkit: one folder, ``denoise/models``.
+"""What ships with the toolkit: the models and tables in one folder, ``denoise/models``,
+and the installed version.
 
 Every file there is listed in its ``manifest.json`` with what it is, what it was
 trained or built on, the command that rebuilds it, and its SHA-256 (a test checks
@@ -22,3 +23,13 @@ def shipped(name: str) -> Path:
 def manifest() -> dict[str, dict[str, str]]:
     """The manifest of the shipped models: file name -> what, trained_on, rebuild, sha256."""
     return json.loads((MODELS / "manifest.json").read_text(encoding="utf-8"))
+
+
+def toolkit_version() -> str | None:
+    """The installed distribution's version; None when run from a source tree."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("webdenoise")
+    except PackageNotFoundError:
+        return None

@@ -45,6 +45,7 @@ from denoise.decode import DEFAULT_MAX_BYTES
 from denoise.errors import PageError
 from denoise.page import Page, site_of
 from denoise.reader import Skipped, is_url
+from denoise.shipped import toolkit_version
 
 __all__ = ["ServeSettings", "create_app", "run_server"]
 
@@ -231,7 +232,8 @@ def create_app(settings: ServeSettings | None = None) -> Any:
 
     async def health(request: Request) -> JSONResponse:
         return JSONResponse({"status": "ok", "pid": os.getpid(),
-                             "workers": len(state.get("workers", ())), "version": _version()})
+                             "workers": len(state.get("workers", ())),
+                             "version": toolkit_version()})
 
     async def extract(request: Request) -> JSONResponse:
         kind = request.headers.get("content-type", "application/json").split(";")[0].strip()
@@ -270,15 +272,6 @@ def create_app(settings: ServeSettings | None = None) -> Any:
     return Starlette(routes=[Route("/health", health), Route("/extract", extract,
                                                             methods=["POST"])],
                      lifespan=lifespan)
-
-
-def _version() -> str | None:
-    from importlib.metadata import PackageNotFoundError, version
-
-    try:
-        return version("webdenoise")
-    except PackageNotFoundError:
-        return None
 
 
 def run_server(settings: ServeSettings, *, host: str, port: int) -> None:
