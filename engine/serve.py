@@ -38,7 +38,7 @@ from collections.abc import AsyncIterator
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from contextlib import asynccontextmanager
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from typing import Any
 
 from denoise.decode import DEFAULT_MAX_BYTES
@@ -51,8 +51,6 @@ __all__ = ["ServeSettings", "create_app", "run_server"]
 
 log = logging.getLogger(__name__)
 
-#: The environment variable that carries the settings into uvicorn's worker processes.
-SETTINGS_VAR = "WEBDENOISE_SERVE_SETTINGS"
 INCLUDE = ("text", "metadata")
 MAX_TOP = 100
 _START_SECONDS = 300.0  # the longest a worker waits for the others to load their models
@@ -68,14 +66,6 @@ class ServeSettings:
     timeout: float = 30.0  # seconds a page may take
     allow_private: bool = False
     workers: int = 1
-
-    def to_env(self) -> str:
-        return json.dumps(asdict(self))
-
-    @classmethod
-    def from_env(cls) -> ServeSettings:
-        raw = os.environ.get(SETTINGS_VAR)
-        return cls(**json.loads(raw)) if raw else cls()
 
 
 class _Refusal(Exception):
@@ -206,7 +196,7 @@ def create_app(settings: ServeSettings | None = None) -> Any:
     from starlette.responses import JSONResponse
     from starlette.routing import Route
 
-    settings = settings or ServeSettings.from_env()
+    settings = settings or ServeSettings()
     state: dict[str, Any] = {}
 
     def start_pool() -> ProcessPoolExecutor:
@@ -275,9 +265,9 @@ def create_app(settings: ServeSettings | None = None) -> Any:
 
 
 def run_server(settings: ServeSettings, *, host: str, port: int) -> None:
-    """Serve until interrupted (one uvicorn process, ``settings.workers`` workers)."""
+    """Serve until interrupted (one uvicorn process, ``settings.workers`` workers). A
+    server's call: uvicorn takes SIGINT and SIGTERM for as long as it runs."""
     import uvicorn
 
-    os.environ[SETTINGS_VAR] = settings.to_env()  # what the app factory reads
-    uvicorn.run("engine.serve:create_app", factory=True, host=host, port=port,
-                log_level="warning", timeout_keep_alive=30)
+    uvicorn.run(create_app(settings), host=host, port=port, log_level="warning",
+                timeout_keep_alive=30)
