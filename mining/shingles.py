@@ -4,7 +4,12 @@ Chakrabarti et al. (6.2) lower-case the text, keep only alphanumeric characters 
 take every window of 6 consecutive words. We do the same, with Unicode's idea of
 alphanumeric (``str.isalnum``, so "café" and "Москва" are words; the underscore is
 not), and windows that run across block boundaries (the paper moves one window over
-the whole text).
+the whole text). Chinese and Japanese are written without spaces: there, each Han
+character and each kana is a word (6-character shingles, the usual unit of
+near-duplicate detection in those scripts), where runs of alphanumerics would make a
+word of a whole clause, and one changed character a different word (issue 30). A word
+segmenter would cost far more than the rest of the hashing, and shingles need no
+dictionary's words, only the same cut on both copies.
 
 Each word is hashed once and a shingle's hash combines its k word hashes, all in
 numpy: a page costs a handful of array operations, not a Python step per word.
@@ -52,7 +57,7 @@ __all__ = [
 #: Chakrabarti et al.'s window: 6 consecutive words.
 DEFAULT_SHINGLE = 6
 #: Names of the tokenization and the hash, saved with every index and checked on load.
-TOKENS = "lower-unicode-alnum-v1"
+TOKENS = "lower-unicode-alnum-cjk-char-v2"
 SHINGLE_HASH = "poly64-fmix64-v1"
 
 _MASK64 = (1 << 64) - 1
@@ -65,14 +70,27 @@ _FMIX = (33, 0xFF51AFD7ED558CCD, 33, 0xC4CEB9FE1A85EC53, 33)  # MurmurHash3 fmix
 _BMP = 1 << 16
 
 
+#: Flag of a code in the word table: the character is a word by itself (Han, kana).
+LONE = 1 << 31
+#: Blocks of characters that are each a word: kana (Hiragana, Katakana and its
+#: extensions, half-width Katakana) and Han (the CJK Unified Ideographs and their
+#: extensions, compatibility ideographs).
+_LONE_BLOCKS = ((0x3040, 0x30FF), (0x31F0, 0x31FF), (0x3400, 0x4DBF), (0x4E00, 0x9FFF),
+                (0xF900, 0xFAFF), (0xFF66, 0xFF9F), (0x20000, 0x3134F))
+
+
 def _word_char(char: str) -> int:
-    """The code point ``char`` stands for in a word (lower-cased), or 0 for a separator.
+    """The code point ``char`` stands for in a word (lower-cased), with :data:`LONE` set
+    for a character that is a word by itself, or 0 for a separator.
 
     The few characters whose lower case is two characters ("İ") stay as they are."""
     if not char.isalnum():
         return 0
+    code = ord(char)
+    if any(low <= code <= high for low, high in _LONE_BLOCKS):
+        return code | LONE
     lower = char.lower()
-    return ord(lower) if len(lower) == 1 else ord(char)
+    return ord(lower) if len(lower) == 1 else code
 
 
 def _word_table() -> np.ndarray:
@@ -106,8 +124,10 @@ _POWERS.flags.writeable = _INVERSE_POWERS.flags.writeable = False
 
 def words(text: str) -> list[str]:
     """The words of ``text`` in plain Python: runs of alphanumeric characters,
-    lower-cased (the definition :func:`word_hashes` implements with arrays)."""
-    chars = (chr(code) if (code := _word_char(char)) else " " for char in text)
+    lower-cased, a Han character or kana alone (the definition :func:`word_hashes`
+    implements with arrays)."""
+    chars = (f" {chr(code & ~LONE)} " if code & LONE else chr(code) if code else " "
+             for code in map(_word_char, text))
     return "".join(chars).split()
 
 
@@ -166,9 +186,13 @@ def _numpy_word_hashes(text: str, spans: tuple[np.ndarray, np.ndarray] | None) -
         size = codes.size
         if spans is not None:
             codes = np.where(_covered(starts, ends, low, low + size), codes, np.uint32(0))
-        edges = np.diff((codes != 0).view(np.int8), prepend=np.int8(0), append=np.int8(0))
-        first = np.flatnonzero(edges == 1)
-        last = np.flatnonzero(edges == -1)
+        lone = (codes & np.uint32(LONE)) != 0
+        codes &= np.uint32(~LONE & 0xFFFFFFFF)
+        word = codes != 0
+        # a cut between two characters where either is a separator or a lone character
+        cut = np.concatenate(([True], ~(word[:-1] & word[1:]) | lone[:-1] | lone[1:], [True]))
+        first = np.flatnonzero(word & cut[:-1])
+        last = np.flatnonzero(word & cut[1:]) + 1
         # prefix[i] = sum of code_j * B**j for j < i, so a word's slice of it is its
         # polynomial times B**start: B**-start brings it back (all modulo 2**64, where
         # uint64 arithmetic wraps).
@@ -176,7 +200,7 @@ def _numpy_word_hashes(text: str, spans: tuple[np.ndarray, np.ndarray] | None) -
         np.cumsum(codes * _POWERS[:size], out=prefix[1:])
         values = (prefix[last] - prefix[first]) * _INVERSE_POWERS[first]
         if carried:
-            if first.size and first[0] == 0:  # the carried word goes on here
+            if first.size and first[0] == 0 and not lone[0]:  # the carried word goes on
                 values[0] = (carry + int(values[0]) * pow(_CHAR_BASE, carried, 1 << 64)) \
                     & _MASK64
                 if last[0] == size:  # ... and over this piece's end too
@@ -185,7 +209,7 @@ def _numpy_word_hashes(text: str, spans: tuple[np.ndarray, np.ndarray] | None) -
             else:  # it ended with the last piece
                 found.append(fmix64(np.array([carry], dtype=np.uint64)))
             carried = 0
-        if last.size and last[-1] == size and low + size < len(text):
+        if last.size and last[-1] == size and low + size < len(text) and not lone[-1]:
             carry, carried = int(values[-1]), int(last[-1] - first[-1])
             values = values[:-1]
         found.append(fmix64(values))

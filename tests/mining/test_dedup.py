@@ -81,6 +81,20 @@ def test_words_are_lower_case_alphanumeric_runs():
     assert words("  ...  ") == []
 
 
+def test_han_characters_and_kana_are_words_by_themselves():
+    assert words("北京是首都, Tokyo東京タワーab1 한국어 텍스트") == [
+        "北", "京", "是", "首", "都", "tokyo", "東", "京", "タ", "ワ", "ー", "ab1", "한국어",
+        "텍스트"]
+    # one character changed in a sentence of 20 touches its 6 shingles, not all of them
+    text = "渡轮冬天每天只开两班错过最后一班的人只能在港口过夜"
+    edited = text[:10] + "末" + text[11:]
+    a, b = set(shingle_hashes(text).tolist()), set(shingle_hashes(edited).tolist())
+    assert len(a) == len(text) - 5
+    assert len(a - b) == 6
+    assert shingle_hashes(text).tolist() == [reference_shingle_hash(s)
+                                             for s in shingle_strings(text)]
+
+
 def test_shingle_hashes_match_the_plain_python_definition():
     text = "The Quick, brown fox -- jumps over THE lazy dog; café au lait 😀 ok " * 3
     expected = [reference_shingle_hash(s) for s in shingle_strings(text)]
@@ -94,6 +108,9 @@ def test_shingle_hashes_match_the_plain_python_definition():
 @pytest.mark.parametrize("text", [
     "", "!!! ... ---", "one", "The Quick, brown fox -- jumps over THE lazy dog",
     "İstanbul ß straße ǅemal ΣΊΣΥΦΟΣ Москва 日本語 x2026_06 ١٢٣",  # lower-casing, scripts
+    # lone characters and words at the numpy path's piece ends (65,536 characters)
+    "東京タワーab1東京 " * 6000, "東京ab1234 " * 7500, "ab東c" * 17000, "ab東" * 22000,
+    "a東" * 33000,
     "emoji \U0001f600 past the first plane \U0001d518\U0001d52b falls back",
     "word" * 5000,  # one long word
 ])
