@@ -307,7 +307,8 @@ def _page_line(scores: PageScores, output: Format, extractor: MainContentExtract
     put together from its fields' JSON strings (:mod:`engine.jsonstr`: the page's text
     is most of the line); and whether it fell back. ``--format json`` puts the page's
     metadata (:func:`denoise.metadata.extract_metadata`, a parse of its own that keeps
-    the scripts for their JSON-LD) before the text."""
+    the scripts for their JSON-LD; the language told by the text written) before the
+    text."""
     page = scores.features.blocks.page
     url = f', "url": {_json_str(page.url)}' if page.url else ""
     key = output.value if output in (Format.html, Format.markdown, Format.xml) else "text"
@@ -316,7 +317,7 @@ def _page_line(scores: PageScores, output: Format, extractor: MainContentExtract
     about = ""
     if output is Format.json:
         about = "".join(f', "{name}": {_json_str(value)}'
-                        for name, value in extract_metadata(page).as_dict().items())
+                        for name, value in extract_metadata(page, text).as_dict().items())
     return (f'{{"page": {_json_str(page.id)}{url}{said}{about}, "{key}": {_json_str(text)}}}\n',
             fallback)
 

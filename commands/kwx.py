@@ -82,6 +82,7 @@ from kwx.extractor import (
 from kwx.labelled import LabelledPage, read_labelled
 from kwx.ranker import KeywordRanker
 from kwx.tables import TableFile, save_tables
+from kwx.text import language_tokenizer
 
 app = typer.Typer(
     help="Contextual-advertising keywords from web pages, with their template blocks "
@@ -129,6 +130,10 @@ DfOption = Annotated[Path | None, typer.Option(
 QuerylogOption = Annotated[Path | None, typer.Option(
     "--querylog", help="Query table from 'kwx querylog build' (default: the shipped one).",
     show_default=False)]
+LanguageOption = Annotated[str | None, typer.Option(
+    "--language", metavar="CODE", help="The pages' language (ISO 639: de, fr, es, zh, ...): "
+    "their words and stop words. Default: each page's, told by its text.",
+    show_default=False)]
 JsonOption = Annotated[bool, typer.Option("--json", help="JSON lines on standard output.")]
 
 
@@ -154,6 +159,7 @@ def extract_command(
     inputs: PageInputsArg = None,
     top: TopOption = 10,
     phrases: PhrasesOption = DEFAULT_PHRASES,
+    language: LanguageOption = None,
     denoise: DenoiseOption = True,
     recall: RecallOption = None,
     df: DfOption = None,
@@ -180,6 +186,9 @@ def extract_command(
     forest, and the best come out first as a list: no fragment below the phrase that
     covers it ("Warner" under "Time Warner Cable"), one inflection of a phrase, no
     bare number or date, and --phrases of the slots for phrases of two or more words.
+    A page in another language is read with its language's words and stop words
+    (German, French, Spanish and some 60 more; Chinese and Japanese words need
+    `pip install "webdenoise[cjk]"`).
 
     One page prints `phrase<TAB>score` lines; several pages (or `--json`) print one
     JSON line per page: `{"page", "url", "keywords": [{"phrase", "score", "count"}]}`,
@@ -191,9 +200,12 @@ def extract_command(
     inputs = web_inputs(Console(stderr=True), inputs, urls)
     if not denoise and (detector is not None or recall is not None):
         raise typer.BadParameter("--detector and --recall need --denoise")
+    if language is not None and language_tokenizer(language) is None:
+        raise typer.BadParameter(f"{language!r} is no language code spaCy can tokenize "
+                                 "(de, fr, es, zh, ...)", param_hint="--language")
     single = not as_json and one_page(inputs)
     job = ExtractJob(model=model, df=df, querylog=querylog, denoise=denoise, detector=detector,
-                     recall=recall, top=top, lines=single, phrases=phrases)
+                     recall=recall, top=top, lines=single, phrases=phrases, language=language)
     run_pages(Console(stderr=True), inputs, job, out=out, jobs=jobs, resume=resume,
               settings={"command": "kwx extract", **job.settings()}, max_bytes=max_bytes,
               what="extracting keywords", quiet_single=single, engine=engine,
@@ -214,19 +226,22 @@ class ExtractJob:
     top: int
     lines: bool  # phrase<TAB>score lines (one page) instead of a JSON line
     phrases: float = DEFAULT_PHRASES
+    language: str | None = None
     extractor: KeywordExtractor | None = field(default=None, repr=False)
 
     def settings(self) -> dict[str, object]:
         """What shapes the output (a resumed run must have the same)."""
         return {"model": str(self.model), "df": str(self.df), "querylog": str(self.querylog),
                 "denoise": self.denoise, "detector": str(self.detector), "recall": self.recall,
-                "top": self.top, "lines": self.lines, "phrases": self.phrases}
+                "top": self.top, "lines": self.lines, "phrases": self.phrases,
+                "language": self.language}
 
     def setup(self) -> None:
         if self.extractor is None:
             self.extractor = KeywordExtractor.load(
                 ranker=self.model, df=self.df, querylog=self.querylog, denoise=self.denoise,
-                detector=self.detector, recall=self.recall, phrases=self.phrases)
+                detector=self.detector, recall=self.recall, phrases=self.phrases,
+                language=self.language)
 
     def __getstate__(self) -> dict[str, object]:
         return {**self.__dict__, "extractor": None}  # workers load their own models

@@ -24,6 +24,7 @@ from denoise.errors import (
     StoreError,
 )
 from denoise.html import parse_html
+from denoise.language import detect_language
 from denoise.main_content import MainContentExtractor, main_markdown, main_text, main_xml
 from denoise.metadata import Metadata, extract_metadata
 from denoise.page import Page, site_of
@@ -54,6 +55,7 @@ __all__ = [
     "clean",
     "clean_pages",
     "decode_html",
+    "detect_language",
     "extract_metadata",
     "main_markdown",
     "main_text",

@@ -31,7 +31,11 @@ Choices, and why:
   nothing else is given). Dates written out ("May 17, 2024", "17 May 2024") are read in
   English; a day-first or month-first numeric date ("05/06/2024") is left alone, as it
   is ambiguous.
-- The **language** is the primary subtag, lower-cased (``en`` of ``en-US``).
+- The **language** is what the text is written in, as :func:`denoise.language.detect_language`
+  tells it from the main text (or, without one, the body's text) and the page's declared
+  language (``<html lang>``, ``content-language``, ``og:locale``, JSON-LD's
+  ``inLanguage``; the primary subtag, ``en`` of ``en-US``): templates often declare
+  English over text in another language.
 """
 
 from __future__ import annotations
@@ -47,6 +51,7 @@ from lxml import etree
 
 from denoise.arguments import expect_page
 from denoise.html import parse_html
+from denoise.language import SAMPLE_CHARS, detect_language, primary_subtag
 from denoise.page import Page
 
 __all__ = ["Metadata", "extract_metadata", "page_metadata"]
@@ -125,16 +130,19 @@ class Metadata:
         return asdict(self)
 
 
-def extract_metadata(page: Page) -> Metadata:
-    """The metadata of ``page`` (parsed here, its scripts kept for their JSON-LD).
-    Raises :class:`~denoise.errors.PageError` for a page that cannot be parsed."""
+def extract_metadata(page: Page, text: str | None = None) -> Metadata:
+    """The metadata of ``page`` (parsed here, its scripts kept for their JSON-LD);
+    ``text``, its main text where the caller has it, tells its language. Raises
+    :class:`~denoise.errors.PageError` for a page that cannot be parsed."""
     page = expect_page(page, "extract_metadata")
     root = parse_html(page.html, page.id, dropped=("style", "noscript", "template"))
-    return page_metadata(root, page.url)
+    return page_metadata(root, page.url, text)
 
 
-def page_metadata(root: etree._Element, url: str | None = None) -> Metadata:
-    """The metadata of a parsed page whose ``<script>`` elements were kept."""
+def page_metadata(root: etree._Element, url: str | None = None,
+                  text: str | None = None) -> Metadata:
+    """The metadata of a parsed page whose ``<script>`` elements were kept; its
+    language is told by ``text`` (its main text), else by its body's text."""
     metas = _metas(root)
     linked = _json_ld(root)
     main = _main_object(linked)
@@ -145,7 +153,8 @@ def page_metadata(root: etree._Element, url: str | None = None) -> Metadata:
         author=_author(root, metas, main),
         date=_date(root, metas, main, url),
         site_name=site_name,
-        language=_language(root, metas, main),
+        language=detect_language(_body_text(root) if text is None else text,
+                                 _language(root, metas, main)),
         url=_canonical(root, metas, url),
         description=_text(metas.get("description") or metas.get("og:description")
                           or metas.get("twitter:description")),
@@ -451,14 +460,28 @@ def _date_line(root: etree._Element) -> str:
 
 # -- language, canonical URL ------------------------------------------------------------
 def _language(root: etree._Element, metas: dict[str, str], main: dict[str, Any]) -> str:
+    """The language the page declares (a primary subtag), "" if none."""
     for value in (root.get("lang"), root.get("{http://www.w3.org/XML/1998/namespace}lang"),
                   metas.get("content-language"), metas.get("og:locale"),
                   metas.get("language"), main.get("inLanguage")):
-        if isinstance(value, str):
-            primary = re.split(r"[-_,;\s]", value.strip().lower(), maxsplit=1)[0]
-            if primary.isalpha() and 2 <= len(primary) <= 3:
-                return primary
+        if isinstance(value, str) and (primary := primary_subtag(value)):
+            return primary
     return ""
+
+
+def _body_text(root: etree._Element) -> str:
+    """The body's first text, to :data:`~denoise.language.SAMPLE_CHARS` characters,
+    scripts left out."""
+    parts: list[str] = []
+    size = 0
+    for piece in root.xpath("//body//text()[not(ancestor::script)]"):
+        piece = " ".join(piece.split())
+        if piece:
+            parts.append(piece)
+            size += len(piece) + 1
+            if size >= SAMPLE_CHARS:
+                break
+    return " ".join(parts)
 
 
 def _canonical(root: etree._Element, metas: dict[str, str], url: str | None) -> str:

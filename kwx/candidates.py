@@ -17,7 +17,7 @@ import numpy as np
 
 from denoise.arrays import sorted_positions, unique_groups
 from kwx.document import KeywordDocument
-from kwx.text import MAX_WORDS, Occurrences, Words, occurrences, words
+from kwx.text import ENGLISH, MAX_WORDS, Occurrences, Words, occurrences, page_language, words
 
 try:
     from kwx import _kernels
@@ -47,6 +47,7 @@ class Candidates:
     in_meta_keywords: np.ndarray  # bool
     in_meta_description: np.ndarray  # bool
     n_words: int  # words in the kept text
+    language: str  # the language its words were tokenized in (kwx.text.page_language)
     occurrences: Occurrences  # every occurrence, as :func:`kwx.text.occurrences` gives
     occurrence_of: np.ndarray  # int64: each occurrence's candidate
 
@@ -63,11 +64,18 @@ class Candidates:
         return [" ".join(text[a:b].split()) for a, b in self.spans[indices].tolist()]
 
 
-def find_candidates(document: KeywordDocument, max_words: int = MAX_WORDS) -> Candidates:
-    """The candidate phrases of ``document`` with their occurrence statistics."""
+def find_candidates(document: KeywordDocument, max_words: int = MAX_WORDS,
+                    language: str | None = None) -> Candidates:
+    """The candidate phrases of ``document`` with their occurrence statistics; its words
+    are tokenized in ``language`` (None: the language of its text, title and meta tags,
+    :func:`kwx.text.page_language`)."""
     heads = (document.title, document.meta_keywords, document.meta_description)
     lines, kept = _head_lines(heads)
     found, head_words = _words_with(document.text, lines)
+    if language is None:  # the head's lines tell too, where the kept text is short
+        language = page_language(found, "\n".join((document.text, *lines)))
+    if language != ENGLISH:
+        found, head_words = _words_with(document.text, lines, language)
     occ = occurrences(found, max_words)
     hashes, first_index, inverse, tf = unique_groups(occ.hashes)
     first_word, lengths, spans, stop_inside = _candidate_spans(found, occ, first_index)
@@ -80,7 +88,7 @@ def find_candidates(document: KeywordDocument, max_words: int = MAX_WORDS) -> Ca
         contained=contained,
         **dict(zip(("in_title", "in_meta_keywords", "in_meta_description"), _present_words(
             hashes, head_words, lines, kept, len(heads), max_words), strict=True)),
-        n_words=len(found), occurrences=occ, occurrence_of=inverse,
+        n_words=len(found), language=language, occurrences=occ, occurrence_of=inverse,
     )
 
 
@@ -235,14 +243,16 @@ def _head_lines(texts: tuple[str, ...]) -> tuple[list[str], list[int]]:
     return [lines[i] for i in kept], kept
 
 
-def _words_with(text: str, lines: list[str]) -> tuple[Words, Words]:
+def _words_with(text: str, lines: list[str], language: str = ENGLISH,
+                ) -> tuple[Words, Words]:
     """The words of ``text`` and those of ``lines`` joined by line breaks, by one call:
     the lines follow the text, a line break apart. Chunks are tokenized alone and a
     line break ends every phrase, so the words are the same; a page's head then costs
-    no second pass over the chunk cache, nor a second spaCy call for its new chunks."""
+    no second pass over the chunk cache, nor a second spaCy call for its new chunks.
+    ``language``: as :func:`kwx.text.words` has it."""
     if not text or not lines:
-        return words(text), words("\n".join(lines))
-    both = words(text + "\n" + "\n".join(lines))
+        return words(text, language), words("\n".join(lines), language)
+    both = words(text + "\n" + "\n".join(lines), language)
     cut = int(np.searchsorted(both.starts, len(text) + 1))
     return both.part(0, cut), both.part(cut, len(both), len(text) + 1)
 

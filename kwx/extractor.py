@@ -30,7 +30,7 @@ from kwx.features import feature_matrix
 from kwx.listing import distinct_best
 from kwx.ranker import KeywordRanker
 from kwx.tables import JointTable, PhraseTable, TableFile
-from kwx.text import MAX_WORDS
+from kwx.text import MAX_WORDS, language_tokenizer
 
 try:
     from kwx import _kernels
@@ -160,11 +160,17 @@ class KeywordExtractor:
     max_words : longest candidate phrase.
     phrases : share of a list's slots for phrases of two or more words (see
         :mod:`kwx.listing`).
+    language : the language of every page (an ISO 639 code spaCy has a tokenizer for:
+        its words and stop words); None tells each page's from its text
+        (:func:`kwx.text.page_language`).
     """
 
     def __init__(self, ranker: KeywordRanker, *, statistics: PhraseStatistics,
                  detector: TemplateDetector | None = None, max_words: int = MAX_WORDS,
-                 phrases: float = DEFAULT_PHRASES) -> None:
+                 phrases: float = DEFAULT_PHRASES, language: str | None = None) -> None:
+        if language is not None and language_tokenizer(language) is None:
+            raise ValueError(f"language must be a code spaCy can tokenize (de, fr, es, "
+                             f"zh, ...), got {language!r}")
         if not (isinstance(max_words, int) and 1 <= max_words <= 10):
             raise ValueError(f"max_words must be an integer in [1, 10], got {max_words!r}")
         if not (isinstance(phrases, int | float) and 0.0 <= phrases <= 1.0):
@@ -173,6 +179,7 @@ class KeywordExtractor:
         self.ranker = ranker
         self.statistics = statistics
         self.max_words = max_words
+        self.language = language
         self.cleaner = Cleaner(Mode.none if detector is None else Mode.page, detector=detector)
 
     @property
@@ -184,10 +191,10 @@ class KeywordExtractor:
     def load(cls, *, ranker: PathLike | None = None, df: PathLike | None = None,
              querylog: PathLike | None = None, denoise: bool = True,
              detector: PathLike | None = None, recall: float | None = None,
-             phrases: float = DEFAULT_PHRASES) -> Self:
+             phrases: float = DEFAULT_PHRASES, language: str | None = None) -> Self:
         """An extractor from files; None means the shipped default of each. ``recall``
         is the detector's operating point (None: the one the ranker was trained with,
-        else :data:`DEFAULT_RECALL`); ``phrases`` as in the class."""
+        else :data:`DEFAULT_RECALL`); ``phrases`` and ``language`` as in the class."""
         model = KeywordRanker.load(ranker or shipped(DEFAULT_RANKER))
         header = model.header_
         if recall is None:
@@ -198,12 +205,14 @@ class KeywordExtractor:
         if denoise:
             template = TemplateDetector.load(detector)
             template = template.at_recall(recall)
-        return cls(model, statistics=statistics, detector=template, phrases=phrases)
+        return cls(model, statistics=statistics, detector=template, phrases=phrases,
+                   language=language)
 
     def candidates(self, page: Page) -> Candidates:
         """The page's candidates (de-noised first when there is a detector)."""
         expect_page(page, "KeywordExtractor")
-        return find_candidates(kept_document(self.cleaner(page)), self.max_words)
+        return find_candidates(kept_document(self.cleaner(page)), self.max_words,
+                               self.language)
 
     def score(self, page: Page) -> ScoredCandidates:
         """Every candidate of ``page`` with its score."""
@@ -224,7 +233,7 @@ class KeywordExtractor:
         pages = list(expect_pages(pages, "KeywordExtractor.extract_many"))
         return step_by_step(pages, [
             *self.cleaner.steps(), kept_document,
-            partial(find_candidates, max_words=self.max_words),
+            partial(find_candidates, max_words=self.max_words, language=self.language),
             lambda found: ScoredCandidates(found, self.ranker.predict_proba(
                 self.statistics.features(found)), phrases=self.phrases),
             lambda ranked: ranked.top(top)])

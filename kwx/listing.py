@@ -7,7 +7,8 @@ Walking the candidates best first, one is left out when
   phrases already listed ("Warner" below "Time Warner Cable", when "Warner" never
   occurs on its own);
 - it is an *inflection* of a phrase already listed: the same words after Snowball's
-  English stemmer (PyStemmer: "polar bears" below "polar bear");
+  stemmer of the page's language (PyStemmer: "polar bears" below "polar bear"; the
+  words as they are in a language Snowball has no stemmer for);
 - it is only a *number, date or time*: no word with a letter ("15", "12:41",
   "2010"), or only numbers beside month and weekday names ("November 27").
   Inside a longer phrase they stay ("iPhone 4", "Windows 7").
@@ -47,14 +48,33 @@ _CALENDAR = frozenset(
 _LOCAL = threading.local()
 
 
-def _stem_words() -> Callable[[list[str]], list[str]]:
-    """Snowball's English stemmer (PyStemmer), one per thread: a stemmer object is not
-    safe to share between threads."""
-    stem = getattr(_LOCAL, "stem", None)
+#: Snowball's stemmers by the ISO 639 code of their language (PyStemmer's names).
+_SNOWBALL = {
+    "ar": "arabic", "hy": "armenian", "eu": "basque", "ca": "catalan", "cs": "czech",
+    "da": "danish", "nl": "dutch", "en": "english", "eo": "esperanto", "et": "estonian",
+    "fi": "finnish", "fr": "french", "de": "german", "el": "greek", "hi": "hindi",
+    "hu": "hungarian", "id": "indonesian", "ga": "irish", "it": "italian",
+    "lt": "lithuanian", "ne": "nepali", "no": "norwegian", "nb": "norwegian",
+    "fa": "persian", "pl": "polish", "pt": "portuguese", "ro": "romanian", "ru": "russian",
+    "sr": "serbian", "es": "spanish", "sv": "swedish", "ta": "tamil", "tr": "turkish",
+    "yi": "yiddish",
+}
+
+
+def _stem_words(language: str = "en") -> Callable[[list[str]], list[str]]:
+    """Snowball's stemmer of ``language`` (PyStemmer), one per thread and language: a
+    stemmer object is not safe to share between threads. The words as they are where
+    Snowball has none."""
+    stemmers = getattr(_LOCAL, "stemmers", None)
+    if stemmers is None:
+        stemmers = _LOCAL.stemmers = {}
+    stem = stemmers.get(language)
     if stem is None:
         import Stemmer
 
-        stem = _LOCAL.stem = Stemmer.Stemmer("english").stemWords
+        name = _SNOWBALL.get(language)
+        stem = stemmers[language] = (Stemmer.Stemmer(name).stemWords if name is not None
+                                     else list)
     return stem
 
 
@@ -137,7 +157,7 @@ def _pick(candidates: Candidates, pool: list[int], n: int, wanted: int,
     for index, first in zip(owner[mine].tolist(), candidates.occurrences.first[mine].tolist(),
                             strict=True):
         starts.setdefault(index, []).append(first)
-    text, stems = candidates.document.text, _stem_words()
+    text, stems = candidates.document.text, _stem_words(candidates.language)
     covered: set[int] = set()
     seen: set[tuple[str, ...]] = set()
     picked: list[int] = []

@@ -31,13 +31,14 @@ ALLOWED = {
 }
 #: The modules of ``denoise`` that ``kwx`` and ``mining`` may import: the de-noising
 #: step and the types it hands over, the readers, and shared array and file helpers
-#: (a forest as arrays among them: the keyword ranker keeps one). Parsing,
-#: segmentation, features, models and the site-level methods stay below.
+#: (a forest as arrays among them: the keyword ranker keeps one), and a text's language.
+#: Parsing, segmentation, features, models and the site-level methods stay below.
 DENOISE_PUBLIC = {
     "denoise", "denoise.cleaning", "denoise.page", "denoise.errors", "denoise.arguments",
     "denoise.reader", "denoise.decode", "denoise.detector", "denoise.main_content",
     "denoise.blocks", "denoise.steps", "denoise.arrays", "denoise.arrayfile",
     "denoise.output", "denoise.validation", "denoise.shipped", "denoise.forest",
+    "denoise.language",
 }
 
 

@@ -244,11 +244,11 @@ def test_extract_writes_its_output_file_atomically_and_an_interrupted_run_resume
     calls = []
     real = extractor.find_candidates
 
-    def interrupted(document, max_words):
+    def interrupted(document, max_words, language=None):
         calls.append(document.page.id)
         if len(calls) == 2:
             raise KeyboardInterrupt  # Ctrl-C in the middle of the batch
-        return real(document, max_words)
+        return real(document, max_words, language)
 
     monkeypatch.setattr(extractor, "find_candidates", interrupted)
     result = runner.invoke(app, ["extract", *pages, "-o", str(out), "--jobs", "1"])

@@ -1,0 +1,165 @@
+"""Pages in other languages (issue 30): main content against trafilatura, and stop words
+in keyword lists, by the page's language.
+
+Run (from the repository root; needs the shared corpora and the [bench] extra):
+
+    python benchmarks/languages.py [--limit N] [--markdown benchmarks/out/languages.md]
+
+Pages: trafilatura's set (990 pages, most of them German; no model of ours was trained on
+it) and WCXB's development split (almost all English; its few other pages add to the
+keyword table). A page's language is what :func:`denoise.language.identify` says of its
+whole visible text (:func:`corpora.content.html_text`): no extractor's output decides it.
+
+1. **Main content**, trafilatura's set: ``denoise.main_text`` (the shipped model) against
+   ``trafilatura.extract`` (defaults, comments left out), scored by trafilatura's own
+   snippet method, pooled by language.
+2. **Keywords** of every page not in English whose language spaCy tokenizes: the top 10
+   of ``KeywordExtractor`` as shipped (each page's language told by its text), of the
+   same extractor told every page is English (``language="en"``: how it read every page
+   before), and of YAKE (``lan`` = the page's language, its own stop lists; phrases of up
+   to 3 words, the top 10) given our main text. A keyword's words are its language's
+   tokens (spaCy's blank pipeline, so "l'île" is "l'" and "île"); the stop words are
+   spaCy's list for that language. Reported: the share of keywords that begin or end
+   with a stop word or are one, the share with one anywhere ("Bank of America" has one
+   inside and is a phrase), and the keyword extractor's CPU time a page.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from collections import Counter, defaultdict
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from benchmarks_common import emit
+from content_scoring import SnippetCounts, count_snippets
+
+import denoise
+from corpora.content import html_text, iter_content_pages
+from denoise.language import UNSURE, identify
+from denoise.page import Page
+from kwx.extractor import KeywordExtractor
+from kwx.text import language_tokenizer
+
+#: Languages with a row of their own in the main-content table (others pool).
+SHOWN = ("de", "en", "es", "fr")
+TOP = 10
+
+
+def page_language(html: str) -> str:
+    code, probability = identify(html_text(html, skip_head=True))
+    return code if probability >= UNSURE else ""
+
+
+def keyword_words(phrase: str, language: str) -> list[bool]:
+    """Per word of the phrase (a token with a letter or digit): whether it is a stop
+    word of ``language`` (spaCy's list, in any case)."""
+    return [t.is_stop for t in language_tokenizer(language)(phrase)
+            if any(c.isalnum() for c in t.text)]
+
+
+class Stops:
+    """Counts of keywords with stop words, over a language's pages."""
+
+    def __init__(self) -> None:
+        self.keywords = self.edge = self.inside = self.pages = 0
+        self.seconds = 0.0
+
+    def add(self, phrases: list[str], language: str, seconds: float = 0.0) -> None:
+        self.pages += 1
+        self.seconds += seconds
+        for phrase in phrases:
+            stop = keyword_words(phrase, language)
+            if not stop:
+                continue
+            self.keywords += 1
+            self.edge += stop[0] or stop[-1]
+            self.inside += any(stop)
+
+    def row(self) -> str:
+        share = (lambda n: f"{100 * n / self.keywords:.1f}") if self.keywords else (lambda n: "-")
+        return f"{self.keywords} | {share(self.edge)} | {share(self.inside)}"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--limit", type=int, help="pages a set (evenly spread)")
+    parser.add_argument("--markdown", type=Path, help="also write the tables here")
+    args = parser.parse_args()
+
+    import trafilatura
+    import yake
+
+    ours = KeywordExtractor.load()
+    as_english = KeywordExtractor.load(language="en")
+    content: dict[str, dict[str, SnippetCounts]] = defaultdict(lambda: defaultdict(SnippetCounts))
+    content_pages: Counter[str] = Counter()
+    seconds: Counter[str] = Counter()
+    stops: dict[str, dict[str, Stops]] = defaultdict(lambda: defaultdict(Stops))
+    started = time.time()
+    for number, gold in enumerate(iter_content_pages(["trafilatura", "wcxb"], args.limit), 1):
+        language = page_language(gold.html)
+        clock = time.process_time()
+        main_text = denoise.main_text(gold.html, gold.url)
+        seconds["denoise"] += time.process_time() - clock
+        if gold.has_snippets:
+            group = language if language in SHOWN else "other"
+            clock = time.process_time()
+            theirs = trafilatura.extract(gold.html, url=gold.url, include_comments=False)
+            seconds["trafilatura"] += time.process_time() - clock
+            content_pages[group] += 1
+            content[group]["denoise"] += count_snippets(main_text, gold.keep, gold.drop)
+            content[group]["trafilatura"] += count_snippets(theirs, gold.keep, gold.drop)
+        if language in ("", "en") or language_tokenizer(language) is None:
+            continue
+        page = Page(id=gold.page_id, html=gold.html, url=gold.url)
+        for name, extractor in (("kwx", ours), ("kwx, every page English", as_english)):
+            clock = time.process_time()
+            phrases = [k.phrase for k in extractor.extract(page, TOP)]
+            stops[name][language].add(phrases, language, time.process_time() - clock)
+        found = yake.KeywordExtractor(lan=language, n=3, top=TOP).extract_keywords(main_text)
+        stops["YAKE"][language].add([phrase for phrase, _ in found], language)
+        if number % 250 == 0:
+            print(f"{number} pages, {time.time() - started:.0f} s", file=sys.stderr)
+    emit(report(content, content_pages, seconds, stops, time.time() - started), args.markdown)
+
+
+def report(content: dict[str, dict[str, SnippetCounts]], content_pages: Counter[str],
+           seconds: Counter[str], stops: dict[str, dict[str, Stops]], wall: float) -> str:
+    lines = [f"Run: {wall:.0f} s wall; versions: trafilatura {_version('trafilatura')}, "
+             f"yake {_version('yake')}, py3langid {_version('py3langid')}.", "",
+             "### Main content on trafilatura's set, by language (snippets, pooled)", "",
+             "| language | pages | denoise F1 | P | R | trafilatura F1 | P | R |",
+             "|---|---:|---:|---:|---:|---:|---:|---:|"]
+    for group in (*SHOWN, "other"):
+        if group not in content:
+            continue
+        a, b = content[group]["denoise"], content[group]["trafilatura"]
+        lines.append(f"| {group} | {content_pages[group]} | **{100 * a.f1:.1f}** | "
+                     f"{100 * a.precision:.1f} | {100 * a.recall:.1f} | {100 * b.f1:.1f} | "
+                     f"{100 * b.precision:.1f} | {100 * b.recall:.1f} |")
+    total = sum(content_pages.values())
+    lines += ["", f"CPU seconds over the {total} pages (main content, not the language "
+              f"label): denoise {seconds['denoise']:.1f} (WCXB's pages too), trafilatura "
+              f"{seconds['trafilatura']:.1f}.", "",
+              "### Stop words of the page's language in its top 10 keywords", "",
+              "| extractor | language | pages | keywords | % at an edge | % anywhere | "
+              "ms a page |", "|---|---|---:|---:|---:|---:|---:|"]
+    for name, by_language in stops.items():
+        for language in sorted(by_language, key=lambda c: -by_language[c].pages):
+            counts = by_language[language]
+            ms = f"{1000 * counts.seconds / counts.pages:.0f}" if counts.seconds else "-"
+            lines.append(f"| {name} | {language} | {counts.pages} | {counts.row()} | {ms} |")
+    return "\n".join(lines)
+
+
+def _version(name: str) -> str:
+    from importlib.metadata import version
+
+    return version(name)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,147 @@
+"""Keywords of pages in other languages: their words and stop words are their language's
+(issue 30)."""
+
+from __future__ import annotations
+
+import importlib.util
+
+import numpy as np
+import pytest
+import spacy
+from typer.testing import CliRunner
+
+from commands.kwx import app
+from denoise.page import Page
+from kwx import text as kwx_text
+from kwx.candidates import find_candidates
+from kwx.document import read_document
+from kwx.extractor import KeywordExtractor
+from kwx.text import ENGLISH, language_tokenizer, page_language, words
+
+# Stories written for these tests, a few paragraphs each, so that a page has enough
+# words to rank.
+STORIES = {
+    "de": [
+        "Die Fähre nach der Insel Amrum fährt im Winter nur zweimal am Tag, und wer den "
+        "letzten Termin verpasst, muss im Hafen von Dagebüll übernachten.",
+        "Die Gemeinde plant deshalb eine dritte Verbindung am späten Abend. Der neue "
+        "Fahrplan der Reederei soll ab dem nächsten Jahr gelten, wenn der Kreistag die "
+        "Kosten für die zusätzliche Fähre übernimmt.",
+        "Auf der Insel Amrum begrüßen die Hoteliers den Plan. Viele Gäste seien im Winter "
+        "wegen des knappen Fahrplans nicht gekommen, sagt der Sprecher des Verbandes.",
+    ],
+    "fr": [
+        "Le bac pour l'île d'Yeu ne part que deux fois par jour en hiver, et celui qui "
+        "manque le dernier départ doit dormir au port de Fromentine.",
+        "La commune prévoit donc une troisième liaison en soirée. Le nouvel horaire de la "
+        "compagnie maritime devrait entrer en vigueur l'année prochaine, si le département "
+        "prend en charge le coût du bateau supplémentaire.",
+        "Sur l'île d'Yeu, les hôteliers saluent ce projet. Beaucoup de visiteurs ne "
+        "venaient pas en hiver à cause des horaires trop rares, selon le porte-parole.",
+    ],
+    "es": [
+        "El transbordador a la isla de Ons sale solo dos veces al día en invierno, y quien "
+        "pierde el último tiene que dormir en el puerto de Bueu.",
+        "Por eso el ayuntamiento prevé una tercera conexión por la noche. El nuevo horario "
+        "de la naviera debería empezar el año que viene, si la diputación paga el coste "
+        "del barco adicional.",
+        "En la isla de Ons, los hoteleros celebran el plan. Muchos visitantes no venían en "
+        "invierno por culpa de los pocos horarios, según el portavoz de la asociación.",
+    ],
+}
+
+
+def page_of(language: str, lang_attribute: str = "en") -> Page:
+    paragraphs = "".join(f"<p>{p}</p>" for p in STORIES[language])
+    html = (f'<html lang="{lang_attribute}"><head><title>{STORIES[language][0][:40]}</title>'
+            f"</head><body><article>{paragraphs}</article></body></html>")
+    return Page(id=f"ferry-{language}.html", html=html)
+
+
+@pytest.fixture(scope="module")
+def extractor() -> KeywordExtractor:
+    return KeywordExtractor.load()
+
+
+@pytest.mark.parametrize("language", sorted(STORIES))
+def test_keywords_hold_no_stop_word_of_the_pages_language(extractor, language):
+    stop_words = spacy.blank(language).Defaults.stop_words
+    keywords = [k.phrase for k in extractor.extract(page_of(language), 15)]
+    assert len(keywords) >= 10
+    edges = [w for k in keywords for w in (k.split()[0], k.split()[-1])]
+    assert not [w for w in edges if w.lower() in stop_words]
+    # tokenized as English, the page's lists had them ("der Insel Amrum", "El", "que")
+    assert find_candidates(read_document(page_of(language))).language == language
+
+
+@pytest.mark.parametrize("language", sorted(STORIES))
+def test_the_pages_language_comes_from_its_words(language):
+    text = " ".join(STORIES[language])
+    assert page_language(words(text), text) == language
+
+
+def test_an_english_page_is_never_identified(monkeypatch):
+    def refuse(text: str, declared: str = "") -> str:
+        raise AssertionError("English text went to the identifier")
+
+    monkeypatch.setattr(kwx_text, "detect_language", refuse)
+    text = ("The ferry to the island leaves only twice a day in winter, and whoever misses "
+            "the last one has to spend the night at the harbour.")
+    assert page_language(words(text), text) == ENGLISH
+
+
+def test_a_language_spacy_cannot_tokenize_is_read_as_english(monkeypatch):
+    monkeypatch.setattr(kwx_text, "detect_language", lambda text, declared="": "bcl")
+    text = "Ini sarong halimbawa na teksto para sa pagbasa."
+    assert language_tokenizer("bcl") is None
+    assert page_language(words(text), text) == ENGLISH
+
+
+def test_french_elisions_are_their_own_stop_words():
+    found = words("l'île d'Yeu et l'année prochaine", "fr")
+    text = "l'île d'Yeu et l'année prochaine"
+    pieces = [text[a:b] for a, b in zip(found.starts.tolist(), found.ends.tolist(), strict=True)]
+    assert pieces == ["l'", "île", "d'", "Yeu", "et", "l'", "année", "prochaine"]
+    assert found.stop.tolist() == [True, False, True, False, True, True, False, False]
+
+
+def test_inflections_merge_by_the_pages_language(extractor):
+    html = ("<html><body><article><p>" + " ".join(
+        ["Der Bahnhof von Husum wird umgebaut, und die Umbauten des Bahnhofs dauern lange."]
+        * 3 + STORIES["de"]) + "</p></article></body></html>")
+    keywords = [k.phrase.lower() for k in extractor.extract(Page(id="bahnhof.html", html=html),
+                                                             20)]
+    assert ("bahnhof" in keywords) != ("bahnhofs" in keywords)
+
+
+def test_chinese_words_come_from_jieba_or_chinese_is_read_as_english():
+    text = "渡轮冬天每天只开两班\uff0c错过最后一班的人只能在港口过夜\u3002"  # full-width marks
+    if importlib.util.find_spec("jieba") is None:  # spaCy's default would cut "Apache" too
+        assert language_tokenizer("zh") is None
+        assert page_language(words(text * 4), text * 4) == ENGLISH
+        return
+    story = text * 4  # a page's worth: 100 characters or more are identified
+    assert page_language(words(story), story) == "zh"
+    mixed = text + " Apache"
+    found = words(mixed, "zh")
+    pieces = [mixed[a:b] for a, b in zip(found.starts.tolist(), found.ends.tolist(),
+                                         strict=True)]
+    assert any(len(piece) > 1 for piece in pieces)
+    assert pieces[-1] == "Apache"
+    assert np.any(found.stop)  # "的" and "在" are stop words
+
+
+def test_the_command_line_takes_a_language_or_refuses_it(tmp_path):
+    page = tmp_path / "fr.html"
+    page.write_text(page_of("fr").html, encoding="utf-8")
+    runner = CliRunner()
+    told = runner.invoke(app, ["extract", str(page), "--top", "5"])
+    forced = runner.invoke(app, ["extract", str(page), "--top", "5", "--language", "en"])
+    assert told.exit_code == forced.exit_code == 0
+    first = {line.split("\t")[0] for line in told.stdout.splitlines()}
+    assert not first & spacy.blank("fr").Defaults.stop_words
+    assert {line.split("\t")[0].lower() for line in forced.stdout.splitlines()} & {"le", "en"}
+    for wrong in ("klingon", "../en"):
+        refused = runner.invoke(app, ["extract", str(page), "--language", wrong])
+        assert refused.exit_code == 2
+        assert "--language" in refused.output
