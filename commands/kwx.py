@@ -53,7 +53,7 @@ from denoise.page import Page
 from denoise.reader import Skipped
 from denoise.shipped import shipped
 from engine.batch import default_jobs
-from engine.serve import ServeSettings, run_server
+from engine.serve import WARM_LANGUAGES, ServeSettings, run_server
 from kwx.build import document_frequency, query_frequency, read_queries
 from kwx.evaluation import (
     CONFIGURATIONS,
@@ -82,7 +82,7 @@ from kwx.extractor import (
 from kwx.labelled import LabelledPage, read_labelled
 from kwx.ranker import KeywordRanker
 from kwx.tables import TableFile, save_tables
-from kwx.text import language_tokenizer
+from kwx.text import language_tokenizer, spacy_has
 
 app = typer.Typer(
     help="Contextual-advertising keywords from web pages, with their template blocks "
@@ -360,6 +360,11 @@ def serve_command(
     timeout: Annotated[float, typer.Option(
         min=0.001, help="Seconds a page may take before the request answers 504.")] = 30.0,
     allow_private: AllowPrivateOption = False,
+    languages: Annotated[str, typer.Option(
+        metavar="CODES", help="Languages whose tokenizers every worker loads before it "
+        "answers, comma-separated ('' for none): a page in another language loads its "
+        "own on its first request (Chinese and Japanese need the cjk extra, or are read "
+        "as English).")] = ",".join(WARM_LANGUAGES),
 ) -> None:
     """Serve keywords over HTTP, models loaded once per worker.
 
@@ -374,10 +379,15 @@ def serve_command(
     'Content-Type: application/json' -d '{"html": "<p>Polar bears on sea ice</p>"}'`
     """
     err = Console(stderr=True)
+    codes = tuple(code.strip() for code in languages.split(",") if code.strip())
+    unknown = [code for code in codes if not spacy_has(code)]
+    if unknown:
+        raise typer.BadParameter(f"spaCy has no language {', '.join(unknown)}",
+                                 param_hint="--languages")
     settings = ServeSettings(ranker=str(model) if model else None,
                              detector=str(detector) if detector else None,
                              max_bytes=max_bytes, timeout=timeout, allow_private=allow_private,
-                             workers=workers or default_jobs())
+                             workers=workers or default_jobs(), languages=codes)
     try:  # a model that cannot load is one clear line here, not a worker's traceback
         KeywordExtractor.load(ranker=model, detector=detector)
     except DenoiseError as error:

@@ -28,7 +28,7 @@ from functools import cache
 from typing import Any
 
 __all__ = ["CONFIDENT", "MIN_CHARS", "SAMPLE_CHARS", "detect_language", "identify",
-           "primary_subtag"]
+           "load_identifier", "primary_subtag"]
 
 #: Characters of a text that decide its language.
 SAMPLE_CHARS = 3_000
@@ -46,6 +46,12 @@ def _identifier() -> Any:
     from py3langid.langid import MODEL_FILE, LanguageIdentifier
 
     return LanguageIdentifier.from_model_file(MODEL_FILE, norm_probs=True)
+
+
+def load_identifier() -> None:
+    """Load the identifier now rather than at the first text identified (a service does,
+    before its first request)."""
+    _identifier()
 
 
 def identify(text: str) -> tuple[str, float]:

@@ -17,7 +17,10 @@ run again from this code.
   asked for. The answer: ``{"page", "url", "keywords": [{"phrase", "score", "count"}]}``
   and what was included.
 - ``GET /health``: ``{"status": "ok", "pid", "workers", "version"}`` once every worker
-  has its models.
+  has its models: the keyword models, the language identifier and the tokenizers of
+  ``languages`` (:data:`WARM_LANGUAGES`: the first page in French would otherwise wait
+  some 5 s for spaCy's French exceptions, and the first page not plainly in English 1 s
+  for the identifier).
 
 Every error is ``{"error": {"code", "message"}}`` with its status: 400 ``bad_request``
 (not a JSON object, a field of the wrong kind), 413 ``too_large`` (a body over
@@ -53,6 +56,10 @@ log = logging.getLogger(__name__)
 
 INCLUDE = ("text", "metadata")
 MAX_TOP = 100
+#: Languages whose tokenizers each worker loads before it answers (about 7 s together,
+#: French 5 of them): frequent on the web after English, and tokenized by spaCy without
+#: a package of their own.
+WARM_LANGUAGES = ("de", "es", "fr", "it", "nl", "pl", "pt", "ru", "tr")
 _START_SECONDS = 300.0  # the longest a worker waits for the others to load their models
 
 
@@ -66,6 +73,7 @@ class ServeSettings:
     timeout: float = 30.0  # seconds a page may take
     allow_private: bool = False
     workers: int = 1
+    languages: tuple[str, ...] = WARM_LANGUAGES  # tokenizers loaded before answering
 
 
 class _Refusal(Exception):
@@ -81,7 +89,9 @@ class _Service:
 
     def __init__(self, settings: ServeSettings) -> None:
         from denoise.fetch import Fetcher
+        from denoise.language import load_identifier
         from kwx.extractor import KeywordExtractor
+        from kwx.text import language_tokenizer
 
         self.extractor = KeywordExtractor.load(ranker=settings.ranker,
                                                detector=settings.detector)
@@ -91,6 +101,9 @@ class _Service:
         warm = Page(id="warm-up", html="<html><body><p>Warming the models up with one "
                     "short page about ferry timetables.</p></body></html>")
         self.extractor.extract(warm)
+        load_identifier()
+        for language in settings.languages:
+            language_tokenizer(language)
 
     def answer(self, request: _Request) -> tuple[int, dict[str, Any]]:
         """The status and body of the response."""

@@ -107,6 +107,18 @@ def language_tokenizer(language: str) -> Any:
     return _blank_tokenizer(_SPACY_NAMES.get(language, language))
 
 
+def spacy_has(language: str) -> bool:
+    """Whether spaCy has a blank pipeline for ``language``, without loading it (the
+    package a tokenizer needs may still be missing: :func:`language_tokenizer` says)."""
+    from importlib.util import find_spec
+
+    if language == ENGLISH:
+        return True
+    if primary_subtag(language) != language:
+        return False
+    return find_spec(f"spacy.lang.{_SPACY_NAMES.get(language, language)}") is not None
+
+
 @cache
 def _blank_tokenizer(name: str) -> Any:
     import spacy

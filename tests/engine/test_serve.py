@@ -150,6 +150,31 @@ def test_a_body_that_is_not_json_is_refused(client):
     assert (answer.status_code, answer.json()["error"]["code"]) == (415, "not_json")
 
 
+def test_a_page_in_german_gets_german_words_and_its_language(client):
+    german = ("<html lang='en'><body><article><p>Die Fähre nach der Insel Amrum fährt im "
+              "Winter nur zweimal am Tag, und wer den letzten Termin verpasst, muss im Hafen "
+              "von Dagebüll übernachten.</p><p>Die Gemeinde plant deshalb eine dritte "
+              "Verbindung am späten Abend, wenn der Kreistag die Kosten für die Fähre "
+              "übernimmt.</p></article></body></html>")
+    answer = client.post("/extract", payload={"html": german, "include": ["text", "metadata"]})
+    assert answer.status_code == 200, answer.text
+    body = answer.json()
+    assert body["metadata"]["language"] == "de"
+    edges = {w.lower() for k in body["keywords"] for w in (k["phrase"].split()[0],
+                                                            k["phrase"].split()[-1])}
+    assert not edges & {"die", "der", "den", "im", "am", "nur", "und", "von", "muss"}
+
+
+def test_warm_languages_must_be_spacys():
+    from typer.testing import CliRunner
+
+    from commands.kwx import app
+
+    result = CliRunner().invoke(app, ["serve", "--languages", "de,klingon"])
+    assert result.exit_code == 2
+    assert "klingon" in result.output
+
+
 def test_two_workers_answer_and_end_with_the_server():
     server, port = start("--workers", "2")
     try:
