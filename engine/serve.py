@@ -125,10 +125,11 @@ class _Service:
                 "page": page.id, "url": page.url,
                 "keywords": [{"phrase": k.phrase, "score": round(k.score, 4),
                               "count": k.count} for k in keywords]}
-            text = clean(page, "main").text if "text" in request.include else None
+            # the metadata's language is told by the main text, asked for or not
+            text = clean(page, "main").text if request.include else None
             if "metadata" in request.include:
                 out["metadata"] = extract_metadata(page, text).as_dict()
-            if text is not None:
+            if "text" in request.include:
                 out["text"] = text
         except PageError as error:
             return _error(422, "bad_page", str(error))

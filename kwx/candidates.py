@@ -16,6 +16,7 @@ from itertools import accumulate
 import numpy as np
 
 from denoise.arrays import sorted_positions, unique_groups
+from denoise.language import SAMPLE_CHARS
 from kwx.document import KeywordDocument
 from kwx.text import ENGLISH, MAX_WORDS, Occurrences, Words, occurrences, page_language, words
 
@@ -71,9 +72,10 @@ def find_candidates(document: KeywordDocument, max_words: int = MAX_WORDS,
     :func:`kwx.text.page_language`)."""
     heads = (document.title, document.meta_keywords, document.meta_description)
     lines, kept = _head_lines(heads)
-    found, head_words = _words_with(document.text, lines)
-    if language is None:  # the head's lines tell too, where the kept text is short
-        language = page_language(found, "\n".join((document.text, *lines)))
+    if language in (None, ENGLISH):
+        found, head_words = _words_with(document.text, lines)
+        if language is None:  # the head's lines tell too, where the kept text is short
+            language = page_language(found, "\n".join((document.text[:SAMPLE_CHARS], *lines)))
     if language != ENGLISH:
         found, head_words = _words_with(document.text, lines, language)
     occ = occurrences(found, max_words)

@@ -169,8 +169,9 @@ class KeywordExtractor:
                  detector: TemplateDetector | None = None, max_words: int = MAX_WORDS,
                  phrases: float = DEFAULT_PHRASES, language: str | None = None) -> None:
         if language is not None and language_tokenizer(language) is None:
-            raise ValueError(f"language must be a code spaCy can tokenize (de, fr, es, "
-                             f"zh, ...), got {language!r}")
+            raise ValueError(f"no tokenizer for language {language!r}: spaCy has no such "
+                             f"language, or the package its tokenizer needs is missing "
+                             f"(Chinese and Japanese: the cjk extra)")
         if not (isinstance(max_words, int) and 1 <= max_words <= 10):
             raise ValueError(f"max_words must be an integer in [1, 10], got {max_words!r}")
         if not (isinstance(phrases, int | float) and 0.0 <= phrases <= 1.0):

@@ -72,9 +72,9 @@ def _stem_words(language: str = "en") -> Callable[[list[str]], list[str]]:
     if stem is None:
         import Stemmer
 
-        name = _SNOWBALL.get(language)
-        stem = stemmers[language] = (Stemmer.Stemmer(name).stemWords if name is not None
-                                     else list)
+        name = _SNOWBALL.get(language)  # PyStemmer 2.2 has no Czech, Polish, Persian ...
+        stem = stemmers[language] = (Stemmer.Stemmer(name).stemWords
+                                     if name in Stemmer.algorithms() else list)
     return stem
 
 

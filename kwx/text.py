@@ -73,6 +73,8 @@ ENGLISH_STOP_SHARE = 0.2
 #: technical blogs of the dev sites the keywords were letters ("r", "c", "S").
 _SPACY_NAMES = {"no": "nb"}
 _SEGMENTED = {"zh": {"nlp": {"tokenizer": {"segmenter": "jieba"}}}}
+#: The package a language's tokenizer needs, looked for before spaCy builds anything.
+_NEEDS = {"zh": "jieba", "ja": "sudachipy"}
 
 
 @cache
@@ -99,7 +101,9 @@ def language_tokenizer(language: str) -> Any:
     that language's stop words; None where spaCy has no such language, or its
     tokenizer needs a package that is not installed (Chinese: jieba; Japanese: SudachiPy;
     Korean, Thai, Vietnamese: theirs), the page is then tokenized as English. Loaded once a process:
-    most in a fraction of a second, French in some 4 s (spaCy's French exceptions)."""
+    most in a fraction of a second, French in some 4 s (spaCy's French exceptions).
+    jieba, Chinese's segmenter, logs its dictionary's loading to standard error (its own
+    logger's handler) and keeps a cache file in the temporary folder."""
     if language == ENGLISH:
         return tokenizer()
     if primary_subtag(language) != language:  # not a code: no module name to import
@@ -119,14 +123,26 @@ def spacy_has(language: str) -> bool:
     return find_spec(f"spacy.lang.{_SPACY_NAMES.get(language, language)}") is not None
 
 
-@cache
-def _blank_tokenizer(name: str) -> Any:
-    import spacy
+#: spaCy's blank tokenizers by name, each loaded once (None: spaCy has no such language,
+#: or the package its tokenizer needs is missing). A dict, not a cache of the function:
+#: :func:`_vocabulary_full` lets go of one language's, not of every one a service loaded.
+_BLANK: dict[str, Any] = {}
 
-    try:
-        return spacy.blank(name, config=_SEGMENTED.get(name, {})).tokenizer
-    except ImportError:
-        return None
+
+def _blank_tokenizer(name: str) -> Any:
+    if name not in _BLANK:  # two threads may both load it: the same tokenizer either way
+        from importlib.util import find_spec
+
+        import spacy
+
+        if name in _NEEDS and find_spec(_NEEDS[name]) is None:
+            _BLANK[name] = None
+            return None
+        try:
+            _BLANK[name] = spacy.blank(name, config=_SEGMENTED.get(name, {})).tokenizer
+        except ImportError:
+            _BLANK[name] = None
+    return _BLANK[name]
 
 
 def page_language(found: Words, text: str) -> str:
@@ -144,8 +160,9 @@ def reset() -> None:
     """Let go of the tokenizers, the shortcuts past them and the chunk cache: the next
     text is tokenized afresh, as :data:`kwx.spacy_rules.ENABLED` says then (tests turn
     the shortcuts off and on; the words are the same either way)."""
-    for cached in (tokenizer, _imitation, _chunk_tokens, _blank_tokenizer):
+    for cached in (tokenizer, _imitation, _chunk_tokens):
         cached.cache_clear()
+    _BLANK.clear()
 
 
 @dataclass(frozen=True, slots=True)
@@ -196,7 +213,7 @@ def _words_of_table(text: str, language: str = ENGLISH) -> Words:
     """:func:`words` by numpy steps over :func:`_token_table` (and the only way for a
     text that is not single-space-separated chunks on lines, or not in English: spaCy
     tokenizes those whole)."""
-    table = _token_table(text) if language == ENGLISH else _spacy_table(text, language)
+    table = _token_table(text) if language == ENGLISH else _sliced_table(text, language)
     if table is None:
         empty = np.zeros(0, dtype=np.int64)
         return Words(empty.astype(np.uint64), empty, empty.astype(bool), empty.astype(bool),
@@ -268,6 +285,43 @@ def _has_empty_chunk(text: str) -> bool:
             or " \n" in text or "\n " in text or "\n\n" in text)
 
 
+#: Characters of a text in another language tokenized in one call, cut where a line or
+#: sentence ends (:func:`_slices`): SudachiPy refuses more than 49,149 bytes (Japanese is 3
+#: a character), and one call holds the tokens of all it was given.
+SLICE_CHARS = 10_000
+#: Where a slice may end, best first: a line break (which ends every phrase anyway), a
+#: full stop (Chinese and Japanese write no spaces), a space.
+_SLICE_ENDS = ("\n", "\u3002", " ")
+
+
+def _slices(text: str, size: int = SLICE_CHARS) -> list[tuple[int, str]]:
+    """``text`` cut into pieces of at most ``size`` characters, each with its offset: after
+    the last line break of the window's second half, else its last full stop or space,
+    else at ``size`` (a word 5,000 characters long is no phrase)."""
+    pieces, start = [], 0
+    while len(text) - start > size:
+        window = text[start + size // 2:start + size]
+        cut = next((at + 1 for mark in _SLICE_ENDS if (at := window.rfind(mark)) >= 0),
+                   len(window))
+        end = start + size // 2 + cut
+        pieces.append((start, text[start:end]))
+        start = end
+    pieces.append((start, text[start:]))
+    return pieces
+
+
+def _sliced_table(text: str, language: str) -> tuple[np.ndarray, ...] | None:
+    """:func:`_spacy_table` of ``text`` in ``language``, slice by slice (:func:`_slices`)."""
+    tables = []
+    for offset, piece in _slices(text):
+        table = _spacy_table(piece, language)
+        if table is not None:
+            ids, flags, starts, ends, glued_after, newline = table
+            tables.append((ids, flags, starts + offset, ends + offset, glued_after, newline))
+    return tuple(np.concatenate(column) for column in zip(*tables, strict=True)) \
+        if tables else None
+
+
 def _spacy_table(text: str, language: str = ENGLISH) -> tuple[np.ndarray, ...] | None:
     table = _spacy_rows(text, language)
     if not len(table):
@@ -281,7 +335,11 @@ def _spacy_table(text: str, language: str = ENGLISH) -> tuple[np.ndarray, ...] |
 def _spacy_rows(text: str, language: str = ENGLISH) -> np.ndarray:
     """spaCy's token rows of ``text`` (tokens x :data:`_COLUMNS`, uint64), by
     ``language``'s tokenizer."""
-    _vocabulary_full(language)
+    if language_tokenizer(language) is None:
+        raise ValueError(f"no tokenizer for language {language!r}: spaCy has none, or the "
+                         f"package its tokenizer needs is missing (Chinese and Japanese: "
+                         f"the cjk extra)")
+    _vocabulary_full(language)  # may start a fresh one
     doc = language_tokenizer(language)(text)
     if not len(doc):
         return np.zeros((0, _COLUMNS), dtype=np.uint64)
@@ -318,7 +376,10 @@ def _vocabulary_full(language: str = ENGLISH) -> bool:
     vocabulary has no end); True when it did."""
     if len(language_tokenizer(language).vocab.strings) <= _MAX_STRINGS:
         return False
-    (tokenizer if language == ENGLISH else _blank_tokenizer).cache_clear()
+    if language == ENGLISH:
+        tokenizer.cache_clear()
+    else:
+        _BLANK.pop(_SPACY_NAMES.get(language, language), None)
     return True
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from denoise.language import MIN_CHARS, detect_language, identify, primary_subtag
+from denoise.language import MIN_CHARS, UNSURE, detect_language, identify, primary_subtag
 from denoise.metadata import extract_metadata
 from denoise.page import Page
 
@@ -44,9 +44,18 @@ def test_a_short_text_takes_the_declared_language():
     assert detect_language(short) == ""
 
 
+@pytest.mark.parametrize("text", ["4711 0815 " * 40, "0x3f9a 0xbe21 " * 30,
+                                  "€ 12,99 | € 8,50 | 3 x 250 g | " * 20])
+def test_digits_and_codes_are_no_language(text):
+    assert identify(text)[1] < UNSURE
+    assert detect_language(text, "de") == "de"
+    assert detect_language(text) == ""
+
+
 @pytest.mark.parametrize(("tag", "code"), [("en-US", "en"), ("pt_BR", "pt"), (" DE ", "de"),
                                            ("fil", "fil"), ("", ""), ("x-klingon", ""),
-                                           ("12", ""), ("en;q=0.8", "en")])
+                                           ("12", ""), ("en;q=0.8", "en"),
+                                           ("und", ""), ("zxx", "")])
 def test_the_declared_tag_gives_its_primary_subtag(tag, code):
     assert primary_subtag(tag) == code
 

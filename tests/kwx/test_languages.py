@@ -15,8 +15,8 @@ from denoise.page import Page
 from kwx import text as kwx_text
 from kwx.candidates import find_candidates
 from kwx.document import read_document
-from kwx.extractor import KeywordExtractor
-from kwx.text import ENGLISH, language_tokenizer, page_language, words
+from kwx.extractor import KeywordExtractor, ScoredCandidates
+from kwx.text import ENGLISH, SLICE_CHARS, _slices, language_tokenizer, page_language, words
 
 # Stories written for these tests, a few paragraphs each, so that a page has enough
 # words to rank.
@@ -105,13 +105,41 @@ def test_french_elisions_are_their_own_stop_words():
     assert found.stop.tolist() == [True, False, True, False, True, True, False, False]
 
 
-def test_inflections_merge_by_the_pages_language(extractor):
-    html = ("<html><body><article><p>" + " ".join(
-        ["Der Bahnhof von Husum wird umgebaut, und die Umbauten des Bahnhofs dauern lange."]
-        * 3 + STORIES["de"]) + "</p></article></body></html>")
-    keywords = [k.phrase.lower() for k in extractor.extract(Page(id="bahnhof.html", html=html),
-                                                             20)]
-    assert ("bahnhof" in keywords) != ("bahnhofs" in keywords)
+def test_inflections_merge_by_the_pages_language():
+    # Snowball's German stemmer makes "häuser" "haus"; the English one leaves it
+    story = ("Das Haus am Markt wird saniert. Häuser der Altstadt stehen unter Denkmalschutz, "
+             "und jedes Haus braucht eine Genehmigung. " + " ".join(STORIES["de"]))
+    html = f"<html><body><article><p>{story}</p></article></body></html>"
+    found = find_candidates(read_document(Page(id="haus.html", html=html)))
+    assert found.language == "de"
+    written = [p.lower() for p in found.phrases(np.arange(len(found)))]
+    scores = np.zeros(len(found))
+    scores[written.index("haus")], scores[written.index("häuser")] = 0.9, 0.8
+    listed = [k.phrase.lower() for k in ScoredCandidates(found, scores, phrases=0.0).top(5)]
+    assert "haus" in listed
+    assert "häuser" not in listed
+
+
+def test_long_texts_are_tokenized_in_slices_with_the_same_words():
+    text = "\n".join(STORIES["de"] * 200)  # 70,000 characters
+    assert len(text) > 3 * SLICE_CHARS
+    pieces = _slices(text)
+    assert "".join(piece for _, piece in pieces) == text
+    assert all(len(piece) <= SLICE_CHARS and text.startswith(piece, offset)
+               for offset, piece in pieces)
+    found = words(text, "de")
+    whole = kwx_text._spacy_table(text, "de")
+    assert np.array_equal(found.starts, whole[2][~whole[1][:, 0] & ~whole[1][:, 1]
+                                                  & whole[1][:, 5]])
+    unspaced = "渡轮冬天每天只开两班\u3002" * 3000  # no line break, no space: cut at the stops
+    assert all(piece.endswith("\u3002") for _, piece in _slices(unspaced))
+
+
+def test_a_language_without_a_tokenizer_is_refused_by_name():
+    with pytest.raises(ValueError, match="'bcl'"):
+        words("Ini sarong halimbawa.", "bcl")
+    with pytest.raises(ValueError, match="'bcl'"):
+        KeywordExtractor.load(language="bcl")
 
 
 def test_chinese_words_come_from_jieba_or_chinese_is_read_as_english():

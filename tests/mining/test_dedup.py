@@ -95,6 +95,15 @@ def test_han_characters_and_kana_are_words_by_themselves():
                                              for s in shingle_strings(text)]
 
 
+@pytest.mark.parametrize("text", [
+    "a" * 65535 + "東京 ok", "東" * 65535 + "ab東", "x" * 65534 + "東a b",
+    "\U0001f600 " + "b" * 65532 + "東c",  # past the first plane: the numpy path alone
+    "\U00020000" * 3 + " " + "d" * 65531 + "\U00020001e",
+])
+def test_words_at_the_numpy_paths_piece_ends_are_the_plain_ones(text):
+    assert shingle_hashes(text, 1).tolist() == [reference_shingle_hash(w) for w in words(text)]
+
+
 def test_shingle_hashes_match_the_plain_python_definition():
     text = "The Quick, brown fox -- jumps over THE lazy dog; café au lait 😀 ok " * 3
     expected = [reference_shingle_hash(s) for s in shingle_strings(text)]
