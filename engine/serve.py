@@ -19,8 +19,7 @@ run again from this code.
 - ``GET /health``: ``{"status": "ok", "pid", "workers", "version"}`` once every worker
   has its models: the keyword models, the language identifier and the tokenizers of
   ``languages`` (:data:`WARM_LANGUAGES`: the first page in French would otherwise wait
-  some 5 s for spaCy's French exceptions, and the first page not plainly in English 1 s
-  for the identifier).
+  some 5 s for spaCy's French exceptions).
 
 Every error is ``{"error": {"code", "message"}}`` with its status: 400 ``bad_request``
 (not a JSON object, a field of the wrong kind), 413 ``too_large`` (a body over

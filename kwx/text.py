@@ -25,7 +25,7 @@ the paper wants linguistic features (noun phrases) a trained pipeline would be n
 Kołcz & Yih left them out too. kwx calls the English tokenizer through its public API,
 from a cache of the chunks it has tokenized; the shortcuts that imitate its internals
 for chunks not seen, and what guards them, are all in :mod:`kwx.spacy_rules`. Other
-languages' tokenizers take a page's text whole.
+languages' tokenizers take a page's text in slices of :data:`SLICE_CHARS`.
 """
 
 from __future__ import annotations
@@ -62,8 +62,8 @@ _CHECK_PHRASE = "New York Stock-Exchange"
 #: The language of kwx's tables, its ranker's training pages and its fast tokenizer path.
 ENGLISH = "en"
 #: A text at least this share of whose words are English stop words is English, and its
-#: language is not identified (which would cost a second to load the identifier, and
-#: half a millisecond a page). The main texts of trafilatura's set and WCXB's development
+#: language is not identified (which would load the identifier, and cost half a
+#: millisecond a page). The main texts of trafilatura's set and WCXB's development
 #: split (50 words or more) in English: 5% of them under 0.24, 1% under 0.13; in
 #: German, French, Spanish and 6 other languages: 1% over 0.12, one page at 0.33.
 ENGLISH_STOP_SHARE = 0.2
@@ -98,10 +98,10 @@ def _imitation() -> Imitation:
 
 def language_tokenizer(language: str) -> Any:
     """The tokenizer of spaCy's blank pipeline for ``language`` (an ISO 639 code), with
-    that language's stop words; None where spaCy has no such language, or its
-    tokenizer needs a package that is not installed (Chinese: jieba; Japanese: SudachiPy;
-    Korean, Thai, Vietnamese: theirs), the page is then tokenized as English. Loaded once a process:
-    most in a fraction of a second, French in some 4 s (spaCy's French exceptions).
+    that language's stop words; None where spaCy has no such language, or its tokenizer
+    needs a package that is not installed (Chinese: jieba; Japanese: SudachiPy; Korean,
+    Thai, Vietnamese: theirs): the page is then tokenized as English. Loaded once a
+    process: most in a fraction of a second, French in some 4 s (its exceptions).
     jieba, Chinese's segmenter, logs its dictionary's loading to standard error (its own
     logger's handler) and keeps a cache file in the temporary folder."""
     if language == ENGLISH:
