@@ -16,7 +16,6 @@ from itertools import accumulate
 import numpy as np
 
 from denoise.arrays import sorted_positions, unique_groups
-from denoise.language import SAMPLE_CHARS
 from kwx.document import KeywordDocument
 from kwx.text import ENGLISH, MAX_WORDS, Occurrences, Words, occurrences, page_language, words
 
@@ -75,7 +74,7 @@ def find_candidates(document: KeywordDocument, max_words: int = MAX_WORDS,
     if language in (None, ENGLISH):
         found, head_words = _words_with(document.text, lines)
         if language is None:  # the head's lines tell too, where the kept text is short
-            language = page_language(found, "\n".join((document.text[:SAMPLE_CHARS], *lines)))
+            language = page_language(found, document.text, lines)
     if language != ENGLISH:
         found, head_words = _words_with(document.text, lines, language)
     occ = occurrences(found, max_words)

@@ -31,6 +31,7 @@ languages' tokenizers take a page's text in slices of :data:`SLICE_CHARS`.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
 from itertools import compress, repeat
@@ -40,7 +41,7 @@ import numpy as np
 from spacy.attrs import IDX, IS_PUNCT, IS_SPACE, IS_STOP, IS_TITLE, IS_UPPER, LENGTH, LOWER, SPACY
 
 from denoise.arrays import ragged_arange, sorted_unique
-from denoise.language import detect_language, primary_subtag
+from denoise.language import SAMPLE_CHARS, detect_language, primary_subtag
 from kwx import spacy_rules
 from kwx.spacy_rules import Cuts, Imitation
 
@@ -106,9 +107,8 @@ def language_tokenizer(language: str) -> Any:
     logger's handler) and keeps a cache file in the temporary folder."""
     if language == ENGLISH:
         return tokenizer()
-    if primary_subtag(language) != language:  # not a code: no module name to import
-        return None
-    return _blank_tokenizer(_SPACY_NAMES.get(language, language))
+    name = _spacy_name(language)
+    return None if name is None else _blank_tokenizer(name)
 
 
 def spacy_has(language: str) -> bool:
@@ -118,9 +118,15 @@ def spacy_has(language: str) -> bool:
 
     if language == ENGLISH:
         return True
-    if primary_subtag(language) != language:
-        return False
-    return find_spec(f"spacy.lang.{_SPACY_NAMES.get(language, language)}") is not None
+    name = _spacy_name(language)
+    return name is not None and find_spec(f"spacy.lang.{name}") is not None
+
+
+def _spacy_name(language: str) -> str | None:
+    """spaCy's name of ``language``; None for what is no language code (and so no module
+    name to import)."""
+    return _SPACY_NAMES.get(language, language) if primary_subtag(language) == language \
+        else None
 
 
 #: spaCy's blank tokenizers by name, each loaded once (None: spaCy has no such language,
@@ -145,14 +151,15 @@ def _blank_tokenizer(name: str) -> Any:
     return _BLANK[name]
 
 
-def page_language(found: Words, text: str) -> str:
+def page_language(found: Words, text: str, more: Sequence[str] = ()) -> str:
     """The language to tokenize ``text`` in, given its English ``found`` words: English
     when enough of them are English stop words (:data:`ENGLISH_STOP_SHARE`), else the
-    language :func:`denoise.language.detect_language` identifies, where spaCy has a
-    tokenizer for it; English when it has none or the text is too short to tell."""
+    language :func:`denoise.language.detect_language` identifies in the text's start and
+    the ``more`` lines after it (a title: they tell where the text is short), where spaCy
+    has a tokenizer for it; English when it has none or the text is too short to tell."""
     if len(found) and float(found.stop.mean()) >= ENGLISH_STOP_SHARE:
         return ENGLISH
-    language = detect_language(text)
+    language = detect_language("\n".join((text[:SAMPLE_CHARS], *more)))
     return language if language and language_tokenizer(language) is not None else ENGLISH
 
 
@@ -379,7 +386,7 @@ def _vocabulary_full(language: str = ENGLISH) -> bool:
     if language == ENGLISH:
         tokenizer.cache_clear()
     else:
-        _BLANK.pop(_SPACY_NAMES.get(language, language), None)
+        _BLANK.pop(_spacy_name(language), None)
     return True
 
 
