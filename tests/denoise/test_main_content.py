@@ -143,3 +143,49 @@ def test_content_spread_between_menus_is_kept_whole():
     assert sum(text in main_text(item, spread=0.0) for _, text in sections) < 4
     kept = main_text(item)  # the shipped parameters
     assert all(text in kept for _, text in sections) and "Related" not in kept
+
+
+def test_a_photo_caption_and_credit_are_not_the_article():
+    figure = ('<figure><img src="/pier.jpg" alt=""><figcaption>The old stone pier at low '
+              "tide. Photo: Harbour Camera Club</figcaption></figure>")
+    item = page(f'<div id="content"><article><h1>Harbour council backs lighthouse '
+                f"budget</h1><p>{STORY}</p>{figure}<p>{SECOND}</p></article></div>")
+    assert "Camera Club" in main_text(item, captions=True)
+    text = main_text(item)
+    assert "Camera Club" not in text and STORY.strip() in text and SECOND.strip() in text
+
+
+def test_a_heading_whose_section_went_is_dropped_with_it():
+    related = ("<h3>Read more from the harbour</h3><ul>" + "".join(
+        f'<li><a href="/story{i}">Council to review ferry timetable, part {i}</a></li>'
+        for i in range(5)) + "</ul>")
+    sections = (f"<h2>The vote</h2><p>{STORY}</p>{related}<h3>The pier</h3><p>{SECOND}</p>"
+                "<h2>Reactions</h2>")
+    item = page(f'<div id="content"><article><h1>Harbour council backs lighthouse '
+                f"budget</h1>{sections}</article></div>")
+    assert "Read more from the harbour" in main_text(item, bare_headings=True)
+    lines = main_text(item).splitlines()
+    assert "Read more from the harbour" not in lines and "Reactions" not in lines
+    assert {"Harbour council backs lighthouse budget", "The vote", "The pier"} <= set(lines)
+
+
+def test_the_short_lines_after_the_article_are_dropped():
+    after = ("<p>Share this story:</p><p>Was this article useful?</p>"
+             "<p>Source: harbour office</p>")
+    item = page(f'<div id="content"><article>{ARTICLE}{after}</article></div>')
+    assert "Was this article useful?" in main_text(item, tail=0)
+    text = main_text(item)
+    assert "waterline" in text and "useful" not in text and "Share" not in text
+
+
+def test_short_items_that_are_most_of_the_text_are_not_a_tail():
+    lines = "".join(f"<p>Mooring {i}: free from the first of May</p>" for i in range(12))
+    item = page(f'<div id="content"><article><h1>Moorings</h1><p>{STORY}</p>{lines}'
+                "</article></div>", "moorings.html")
+    assert main_text(item).count("free from the first of May") == 12
+
+
+@pytest.mark.parametrize("tail", [-1, 1.5, True])
+def test_tail_must_be_a_count_of_characters(tail):
+    with pytest.raises(ValueError, match="tail"):
+        dataclasses.replace(default_extractor(), tail=tail)
