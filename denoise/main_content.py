@@ -45,6 +45,12 @@ without its source):
    this", "Was this article useful?", a source line) when they are under a quarter
    of the text kept. Readability's set, whose gold keeps captions, loses 0.5 F1 to
    the caption rule; trafilatura's set, whose gold leaves them out, gains 0.7.
+7. Short: a page whose main content came to fewer than ``short`` characters is read
+   again without step 2. That step takes a listing's items (product tiles, a table
+   of linked titles) for menus, and what is left is a heading or an intro; on WCXB's
+   listings and collections, most of the gap to trafilatura, this happened to one
+   page in four. The one region of step 4 still holds, so a short article does not
+   gain the site's menu beside it.
 
 The parameters live in the main-content model's header
 (:data:`corpora.train_main_content.PARAMS`); how they were chosen, each source's
@@ -53,7 +59,7 @@ figure from parameters chosen on the *other* sources, is in ``benchmarks/RESULTS
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from pathlib import Path
 
@@ -113,6 +119,8 @@ class MainContentExtractor:
     bare_headings : keep a heading whose section kept no text (see module doc).
     tail : drop the short blocks kept after the last block of at least this many
         characters, when they hold under a quarter of the text kept; 0 keeps them.
+    short : when fewer characters than this are kept, the page is read again without
+        the link-density step (see module doc); 0 never.
     """
 
     detector: TemplateDetector
@@ -129,14 +137,17 @@ class MainContentExtractor:
     captions: bool = True
     bare_headings: bool = True
     tail: int = 0
+    short: int = 0
 
     def __post_init__(self) -> None:
         for name in ("weight", "threshold", "link_density", "spread"):
             value = getattr(self, name)
             if not 0.0 <= value <= 1.0:
                 raise ValueError(f"{name} must be in [0, 1], got {value!r}")
-        if isinstance(self.tail, bool) or not isinstance(self.tail, int) or self.tail < 0:
-            raise ValueError(f"tail must be a count of characters >= 0, got {self.tail!r}")
+        for name in ("tail", "short"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+                raise ValueError(f"{name} must be a count of characters >= 0, got {value!r}")
         unknown = [name for name in self.furniture if name not in CUES]
         if isinstance(self.furniture, str) or unknown:
             raise ValueError(f"furniture must name cue families of {CUES}, got "
@@ -230,6 +241,9 @@ class MainContentExtractor:
             keep = _without_bare_headings(blocks, keep, self.link_density)
         if self.tail and keep.any():
             keep = _without_tail(blocks, keep, self.tail)
+        if self.short and self.link_density < 1.0 and int(
+                (blocks.chunk_chars() * keep).sum()) < self.short:
+            return replace(self, link_density=1.0, short=0).kept(scores)
         return keep, fallback
 
     def _without_comments(self, features: PageFeatures, keep: np.ndarray) -> np.ndarray:
