@@ -43,14 +43,17 @@ without its source):
    stories", once its links went; a heading that is a link, an item of a listing,
    stays), and the short blocks after the last block of ``tail`` characters ("Share
    this", "Was this article useful?", a source line) when they are under a quarter
-   of the text kept. Readability's set, whose gold keeps captions, loses 0.5 F1 to
-   the caption rule; trafilatura's set, whose gold leaves them out, gains 0.7.
+   of the text kept (a closing list of short steps goes with them). Readability's
+   set, whose gold keeps captions, loses 0.5 F1 to the caption rule; trafilatura's
+   set, whose gold leaves them out, gains 0.7.
 7. Short: a page whose main content came to fewer than ``short`` characters is read
    again without step 2. That step takes a listing's items (product tiles, a table
    of linked titles) for menus, and what is left is a heading or an intro; on WCXB's
    listings and collections, most of the gap to trafilatura, this happened to one
-   page in four. The one region of step 4 still holds, so a short article does not
-   gain the site's menu beside it.
+   page in four. The re-read is taken when it keeps more, and step 4's one region
+   still holds in it (without it Dragnet lost 0.3); a short page whose menu the models
+   score as content gains that menu (taking the re-read only at twice the text, or
+   three times, measured no better).
 
 The parameters live in the main-content model's header
 (:data:`corpora.train_main_content.PARAMS`); how they were chosen, each source's
@@ -79,6 +82,10 @@ _OWN_CONTENT_CUE = FEATURE_NAMES.index("cue_content")
 _OWN_BODY = FEATURE_NAMES.index("own_body")
 #: Blocks whose links are titles, never menus.
 HEADINGS = frozenset({"h1", "h2", "h3", "h4", "h5", "h6"})
+#: A heading with more of its text in anchors than this is a link (a listing item's
+#: title), never bare: fixed, not the link-density step's limit, which the short
+#: re-read lifts.
+LINKED_HEADING = 0.5
 #: A picture's caption and credit.
 CAPTIONS = frozenset({"figcaption"})
 #: The least text of a block dropped as a copy of an earlier one: a repeated line
@@ -120,7 +127,8 @@ class MainContentExtractor:
     tail : drop the short blocks kept after the last block of at least this many
         characters, when they hold under a quarter of the text kept; 0 keeps them.
     short : when fewer characters than this are kept, the page is read again without
-        the link-density step (see module doc); 0 never.
+        the link-density step, and the re-read kept if it keeps more (see module doc);
+        0 never.
     """
 
     detector: TemplateDetector
@@ -238,12 +246,16 @@ class MainContentExtractor:
         if self.once and keep.any():
             keep = _without_copies(features, keep)
         if not self.bare_headings and keep.any():
-            keep = _without_bare_headings(blocks, keep, self.link_density)
+            keep = _without_bare_headings(blocks, keep)
         if self.tail and keep.any():
             keep = _without_tail(blocks, keep, self.tail)
-        if self.short and self.link_density < 1.0 and int(
-                (blocks.chunk_chars() * keep).sum()) < self.short:
-            return replace(self, link_density=1.0, short=0).kept(scores)
+        if self.short and self.link_density < 1.0:
+            chars = blocks.chunk_chars()
+            kept_chars = int((chars * keep).sum())
+            if kept_chars < self.short:
+                again, again_fallback = replace(self, link_density=1.0, short=0).kept(scores)
+                if int((chars * again).sum()) > kept_chars:
+                    return again, again_fallback
         return keep, fallback
 
     def _without_comments(self, features: PageFeatures, keep: np.ndarray) -> np.ndarray:
@@ -287,10 +299,10 @@ def _chunks_in(blocks: PageBlocks, chosen: np.ndarray) -> np.ndarray:
     return np.cumsum(marks)[:-1] > 0
 
 
-def _without_bare_headings(blocks: PageBlocks, keep: np.ndarray,
-                           link_density: float) -> np.ndarray:
-    """``keep`` less its headings (not links) followed by no kept text before the next
-    kept heading of their rank or above: "Related stories" whose list of links went."""
+def _without_bare_headings(blocks: PageBlocks, keep: np.ndarray) -> np.ndarray:
+    """``keep`` less its headings (not links: over :data:`LINKED_HEADING` of their text
+    in anchors) followed by no kept text before the next kept heading of their rank or
+    above: "Related stories" whose list of links went."""
     heads = np.flatnonzero(blocks.has_tag(HEADINGS))
     if not len(heads):
         return keep
@@ -305,7 +317,7 @@ def _without_bare_headings(blocks: PageBlocks, keep: np.ndarray,
     in_heading[heads] = True
     after = np.concatenate(([0], np.cumsum(keep & ~_chunks_in(blocks, in_heading))))
     ranks = [int(blocks.tags[i][1]) for i in heads.tolist()]
-    linked = (_anchor_shares(blocks)[heads] > link_density).tolist()
+    linked = (_anchor_shares(blocks)[heads] > LINKED_HEADING).tolist()
     bounds = spans.tolist()
     out = keep.copy()
     waiting: list[int] = []  # headings whose section has not ended yet, ranks rising

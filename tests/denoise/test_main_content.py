@@ -164,7 +164,8 @@ def test_a_heading_whose_section_went_is_dropped_with_it():
     item = page(f'<div id="content"><article><h1>Harbour council backs lighthouse '
                 f"budget</h1>{sections}</article></div>")
     assert "Read more from the harbour" in main_text(item, bare_headings=True)
-    lines = main_text(item).splitlines()
+    assert "Reactions" in main_text(item, bare_headings=True, tail=0)
+    lines = main_text(item, tail=0).splitlines()
     assert "Read more from the harbour" not in lines and "Reactions" not in lines
     assert {"Harbour council backs lighthouse budget", "The vote", "The pier"} <= set(lines)
 
@@ -208,3 +209,33 @@ def test_a_page_of_links_is_read_again_when_little_is_left():
     item = page(grid, "chandlery.html")
     before = sum(name in main_text(item, short=0) for name in items)
     assert before <= 1 and sum(name in main_text(item) for name in items) > before + 2
+
+
+def test_a_listing_keeps_its_linked_titles_when_read_again():
+    """Tiles with a linked title and a short teaser: the linked headings are items, not
+    bare headings, in the first reading and in the short re-read alike."""
+    tiles = [("Brass deck lantern", "Polished."), ("Mooring ring", "Galvanised."),
+             ("Hemp rope", "By the metre."), ("Ship's bell", "Engraved."),
+             ("Oak tiller", "Varnished."), ("Kit bag", "Canvas.")]
+    grid = ('<div id="content"><h1>Chandlery</h1><div class="tiles">' + "".join(
+        f'<div class="tile"><h3><a href="/p{i}">{name}</a></h3><p>{teaser}</p></div>'
+        for i, (name, teaser) in enumerate(tiles)) + "</div></div>")
+    item = page(grid, "tiles.html")
+    kept = main_text(item)
+    assert sum(name in kept for name, _ in tiles) >= sum(
+        name in main_text(item, short=0) for name, _ in tiles)
+    assert sum(name in main_text(item, bare_headings=True) for name, _ in tiles) == sum(
+        name in kept for name, _ in tiles)
+
+
+@pytest.mark.xfail(strict=True, reason="a short page is read again without the link-density "
+                   "step, and a menu the models score as content comes back with it; taking "
+                   "the re-read only when it doubles the text measured no better "
+                   "(benchmarks/RESULTS.md, issue 33)")
+def test_a_short_article_is_not_read_again_into_its_menu():
+    item = page(f'<div id="content"><article><h1>Harbour council backs lighthouse '
+                f"budget</h1><p>{STORY}</p></article></div>", "brief.html")
+    first = main_text(item, short=0)
+    assert len(first) < default_extractor().short and STORY.strip() in first
+    assert len(main_text(item)) >= len(first)
+    assert "Sport" not in main_text(item) or "Sport" in first
