@@ -218,7 +218,7 @@ class MainContentExtractor:
         if self.furniture:
             linky |= _named_chunks(features, self.furniture)
         if not self.captions:
-            linky |= _chunks_in(blocks, blocks.has_tag(CAPTIONS))
+            linky |= blocks.covered(blocks.has_tag(CAPTIONS))
         keep = scores.content_chunks() & ~linky
         if self.comments and keep.any():
             keep = self._without_comments(features, keep)
@@ -287,16 +287,9 @@ def _named_chunks(features: PageFeatures, families: tuple[str, ...]) -> np.ndarr
     matrix = features.matrix
     flagged = ((matrix[:, columns] > 0).any(axis=1) & (matrix[:, _OWN_CONTENT_CUE] == 0)
                & (matrix[:, _OWN_BODY] == 0))
-    return _chunks_in(features.blocks, features.nodes[flagged])
-
-
-def _chunks_in(blocks: PageBlocks, chosen: np.ndarray) -> np.ndarray:
-    """Per chunk: inside one of the ``chosen`` blocks (a mask or indices)."""
-    spans = blocks.spans[chosen]
-    marks = np.zeros(len(blocks.chunk_block) + 1, dtype=np.int64)
-    np.add.at(marks, spans[:, 0], 1)
-    np.add.at(marks, spans[:, 1], -1)
-    return np.cumsum(marks)[:-1] > 0
+    chosen = np.zeros(len(features.blocks), dtype=bool)
+    chosen[features.nodes[flagged]] = True
+    return features.blocks.covered(chosen)
 
 
 def _without_bare_headings(blocks: PageBlocks, keep: np.ndarray) -> np.ndarray:
@@ -315,7 +308,7 @@ def _without_bare_headings(blocks: PageBlocks, keep: np.ndarray) -> np.ndarray:
         return keep
     in_heading = np.zeros(len(blocks), dtype=bool)
     in_heading[heads] = True
-    after = np.concatenate(([0], np.cumsum(keep & ~_chunks_in(blocks, in_heading))))
+    after = np.concatenate(([0], np.cumsum(keep & ~blocks.covered(in_heading))))
     ranks = [int(blocks.tags[i][1]) for i in heads.tolist()]
     linked = (_anchor_shares(blocks)[heads] > LINKED_HEADING).tolist()
     bounds = spans.tolist()
