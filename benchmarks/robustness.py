@@ -30,9 +30,9 @@ characters of visible text that a command wrote empty: no text (``apply`` text a
 main), no visible text (html), no block (blocks), no keywords (``kwx``), every block
 template (``site``), or refused as "no words to shingle" (``dedup``). Visible text is
 measured apart from the toolkit's parser, by Python's own ``html.parser`` (no depth
-limit): the text outside ``script``, ``style``, ``noscript`` and ``template``, white space
-collapsed. Peak RSS is the command's largest process, worker processes included
-(``ru_maxrss`` as GNU ``time -f %M`` reports it).
+limit): the text outside ``script``, ``style``, ``noscript``, ``template`` and drop-downs
+(``select``, ``datalist``), white space collapsed. Peak RSS is the command's largest
+process, worker processes included (``ru_maxrss`` as GNU ``time -f %M`` reports it).
 
 ``webkb.tar.xz`` holds raw HTTP responses (``.http``), which the reader does not take: it
 is given as JSON lines of ``{id, url, html}`` made by :mod:`corpora.webkb` (its own
@@ -122,9 +122,9 @@ COMMANDS = {c.key: c for c in (
 
 
 class _Visible(HTMLParser):
-    """The characters of text outside script, style, noscript and template."""
+    """The characters of text outside script, style, noscript, template and drop-downs."""
 
-    HIDDEN = frozenset({"script", "style", "noscript", "template"})
+    HIDDEN = frozenset({"script", "style", "noscript", "template", "select", "datalist"})
 
     def __init__(self) -> None:
         super().__init__(convert_charrefs=True)

@@ -35,8 +35,12 @@ from lxml import etree
 from denoise.arguments import expect_text
 from denoise.errors import PageError
 
-#: Elements removed with their content before segmentation: never visible text.
-DROPPED_TAGS = ("script", "style", "noscript", "template")
+#: Elements removed with their content before segmentation: never visible text. A
+#: drop-down (``<select>``) shows one of its options, chosen at display, and a
+#: ``<datalist>`` none: their options are a menu's entries, not text on the page (a blog's
+#: archive of 500 months, a country picker), and read as text they outweighed a short
+#: article in its page's main content.
+DROPPED_TAGS = ("script", "style", "noscript", "template", "select", "datalist")
 #: A ``<noscript>`` with less text than this is dropped without a second look.
 NOSCRIPT_CHARS = 200
 #: The most markup of a page that is parsed, counted as the ``<`` and ``=`` characters of

@@ -8,6 +8,7 @@ import pytest
 
 from denoise import Page
 from denoise.features import extract
+from denoise.html import parse_html
 from denoise.main_content import COPY_CHARS, default_extractor
 
 STORY = ("The harbour council approved the lighthouse budget on Tuesday night after a long "
@@ -239,3 +240,17 @@ def test_a_short_article_is_not_read_again_into_its_menu():
     assert len(first) < default_extractor().short and STORY.strip() in first
     assert len(main_text(item)) >= len(first)
     assert "Sport" not in main_text(item) or "Sport" in first
+
+
+def test_a_drop_down_archive_does_not_win_over_a_short_article():
+    # A blog's archive as a drop-down of its months: read as text, its options outweigh
+    # a short post (Dragnet's blogs). A drop-down shows one option; the parser drops it.
+    months = "".join(f'<option value="/{y}/{m:02}">{m:02}/{y} ({m + y % 7})</option>'
+                     for y in range(2004, 2013) for m in range(1, 13))
+    archive = (f'<div class="sidebar"><h2>Blog Archive</h2><select name="archive">{months}'
+               "</select></div>")
+    text = main_text(page(f'<div class="post"><h3>Pier repairs</h3><p>{STORY}</p></div>'
+                          f"{archive}"))
+    assert STORY.strip() in text
+    assert "2004" not in text and "Archive" not in text
+    assert "2004" not in " ".join(parse_html(archive).itertext())
