@@ -35,8 +35,11 @@ _WHITESPACE = re.compile(r"\s+")
 
 
 def normalize_space(text: str) -> str:
-    """``text`` with each run of whitespace made one space, and stripped."""
-    return _WHITESPACE.sub(" ", text).strip()
+    """``text`` with each run of whitespace made one space, and stripped, and without soft
+    hyphens: they are not seen (except at a line's end), and gold texts were copied with
+    them in some pages and without them in others (trafilatura's set has both), so an
+    extractor that keeps them and one that leaves them out would each miss some."""
+    return _WHITESPACE.sub(" ", text.replace("\u00ad", "")).strip()
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,8 +92,9 @@ def count_snippets(text: str | None, keep: Iterable[str], drop: Iterable[str]) -
 
 
 def words(text: str) -> list[str]:
-    """The lower-cased ``\\w+`` words of ``text``."""
-    return _WORD.findall(text.lower())
+    """The lower-cased ``\\w+`` words of ``text``, soft hyphens left out (as
+    :func:`normalize_space` does)."""
+    return _WORD.findall(text.replace("\u00ad", "").lower())
 
 
 def shingles(text: str, size: int = SHINGLE_WORDS) -> Counter[tuple[str, ...]]:

@@ -29,6 +29,8 @@ recurse, compiled or not, so a tree 2,048 deep goes through them
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 from lxml import etree
 
@@ -41,6 +43,22 @@ from denoise.errors import PageError
 #: archive of 500 months, a country picker), and read as text they outweighed a short
 #: article in its page's main content.
 DROPPED_TAGS = ("script", "style", "noscript", "template", "select", "datalist")
+#: Modal dialogs (WAI-ARIA's ``role="dialog"`` or ``"alertdialog"``, not declared
+#: non-modal, or ``aria-modal="true"``), removed with their content like
+#: :data:`DROPPED_TAGS`: a cookie-consent or privacy-settings box, a login form, a
+#: newsletter sign-up, a menu that flies in; hidden until opened, they are not the page's
+#: text, and their paragraphs of legal prose outweighed short articles in main content.
+#: A non-modal one (``aria-modal="false"``: a product page's "Description" sheet) stays.
+#: Held out (``benchmarks/RESULTS.md``): WCXB's development split +0.6 F1, trafilatura's
+#: set +0.2, the others unchanged. Elements hidden by ``display: none`` or ``hidden`` are
+#: not removed: React streams a page's content in ``<div hidden>`` parts that its script
+#: moves into place, and that cost WCXB 0.6.
+_MODAL_DIALOGS = etree.XPath(
+    "//*[@aria-modal='true' or ((@role='dialog' or @role='alertdialog')"
+    " and not(@aria-modal='false'))][not(self::html or self::body)]")
+#: Characters lxml's parser can leave in a tree (from references such as ``&#x0b;``) that
+#: its setters refuse, as XML 1.0 has no place for them.
+_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
 #: A ``<noscript>`` with less text than this is dropped without a second look.
 NOSCRIPT_CHARS = 200
 #: The most markup of a page that is parsed, counted as the ``<`` and ``=`` characters of
@@ -54,6 +72,14 @@ MAX_MARKUP = 750_000
 #: Bytes of HTML looked at per step when finding where the markup runs out.
 _SCAN_BYTES = 1 << 20
 _MARKUP = b"<="
+#: A soft hyphen, as UTF-8 and as the references that name it: a place where a browser
+#: may break a long word, shown (as "-") only at the end of a line. Pages that hyphenate
+#: their text put one between every syllable ("Mit\u00adtel\u00adal\u00adter"), so read as
+#: characters they split the words of the text, its tokens and its shingles from the
+#: same words elsewhere. They are left out of the HTML before it is parsed, so no text
+#: read from the tree (blocks, main text, Markdown, metadata) has them; the HTML written
+#: back (``--format html``) has none either, and breaks long words where the browser can.
+_SOFT_HYPHENS = (b"\xc2\xad", b"&shy;", b"&#173;", b"&#xad;", b"&#xAD;")
 
 
 def _parser(*, ids: bool = False) -> etree.HTMLParser:
@@ -95,19 +121,50 @@ def within_markup(data: bytes, limit: int) -> bytes:
     return data  # not reached: the count said there were more
 
 
+def settable(text: str) -> str:
+    """``text`` without the characters an lxml setter refuses."""
+    return _NOT_XML.sub("", text)
+
+
+def remove_keeping_tail(element: etree._Element) -> None:
+    """Remove ``element`` and its subtree; the text after it stays in the page."""
+    parent = element.getparent()
+    if parent is None:
+        return
+    tail = element.tail
+    if tail:
+        previous = element.getprevious()
+        if previous is not None:
+            previous.tail = settable((previous.tail or "") + tail)
+        else:
+            parent.text = settable((parent.text or "") + tail)
+    parent.remove(element)
+
+
+def without_soft_hyphens(data: bytes) -> bytes:
+    """``data`` without its soft hyphens (:data:`_SOFT_HYPHENS`); the same object when it
+    has none (nearly every page: one look for each form)."""
+    for form in _SOFT_HYPHENS:
+        if form in data:
+            data = data.replace(form, b"")
+    return data
+
+
 def parse_html(html: str, source: str = "<html>", *, ids: bool = False,
                dropped: tuple[str, ...] = DROPPED_TAGS) -> etree._Element:
     """Parse ``html`` into an lxml element tree, or raise ``PageError`` naming ``source``;
     with ``ids``, the tree answers XPath's ``id()``. A page of more than
     :data:`MAX_MARKUP` tags and attribute values is parsed up to the last of them, and
     one nested more than 2,048 elements deep up to the element past that depth (see the
-    module notes). The elements named in ``dropped`` are removed with their content.
+    module notes). The elements named in ``dropped`` and modal dialogs
+    (:data:`_MODAL_DIALOGS`) are removed with their content, and soft hyphens are left
+    out (:func:`without_soft_hyphens`).
 
     The text is handed to lxml as UTF-8 bytes so that an XML declaration in the page
     (common on XHTML sites) cannot make lxml refuse a ``str``.
     """
-    data = within_markup(expect_text(html, "html", "parse_html").encode(
-        "utf-8", errors="replace"), MAX_MARKUP)
+    data = within_markup(without_soft_hyphens(expect_text(html, "html", "parse_html").encode(
+        "utf-8", errors="replace")), MAX_MARKUP)
     try:
         root = etree.fromstring(data, _PARSER_WITH_IDS if ids else _PARSER)
     except etree.LxmlError as error:
@@ -115,6 +172,9 @@ def parse_html(html: str, source: str = "<html>", *, ids: bool = False,
     if root is None:
         raise PageError(source, "unparsable HTML (no element found)")
     etree.strip_elements(root, *(tag for tag in dropped if tag != "noscript"), with_tail=False)
+    if b"dialog" in data or b"aria-modal" in data:  # a look at the bytes spares the walk
+        for element in _MODAL_DIALOGS(root):
+            remove_keeping_tail(element)
     if "noscript" in dropped:
         if _content_in_noscript(root):
             etree.strip_tags(root, "noscript")
@@ -131,13 +191,20 @@ def _content_in_noscript(root: etree._Element) -> bool:
     readers without them (Discourse forums do; 12 of WCXB's development pages came out
     empty for want of it): then the ``noscript`` is the page, and its content stays in
     place. Only pages with :data:`NOSCRIPT_CHARS` or more of text in a ``noscript`` are
-    counted through (after scripts and styles are gone).
+    counted through (after scripts and styles are gone). A ``noscript`` whose content is
+    one text starting with ``<`` holds markup written as text (``&lt;div ...&gt;``: a
+    page saved from a browser running its scripts, which reads a ``noscript`` as text,
+    then serialised with its tracking pixels' tags escaped; a Yahoo! News page had 21 of
+    them, 9,500 characters of tags against a 3,000-character article): its characters
+    are not text of the page, and it does not count.
     """
     hidden = [node for node in root.iter("noscript")
-              if next(node.iterancestors("noscript"), None) is None]
+              if next(node.iterancestors("noscript"), None) is None
+              and (len(node) or not (node.text or "").lstrip().startswith("<"))]
     if not hidden:
         return False
     inside = sum(len(text.strip()) for node in hidden for text in node.itertext())
     if inside < NOSCRIPT_CHARS:
         return False
     return inside > sum(len(text.strip()) for text in root.itertext()) - inside
+

@@ -7,12 +7,11 @@ scored blocks' elements by their index in the walk, which the same parse gives.
 from __future__ import annotations
 
 import html as html_escape
-import re
 
 from lxml import etree
 
 from denoise.detector import PageScores
-from denoise.html import DROPPED_TAGS, parse_html
+from denoise.html import DROPPED_TAGS, parse_html, remove_keeping_tail, settable
 
 _SHADE = ("outline: 2px solid rgba(200, 0, 0, 0.9) !important; "
           "background-color: rgba(255, 60, 60, 0.28) !important;")
@@ -47,31 +46,6 @@ def _defuse(elements: list[etree._Element]) -> None:
             del attrib["http-equiv"]
 
 
-def _remove_keeping_tail(element: etree._Element) -> None:
-    """Remove ``element`` and its subtree; the text after it stays in the page."""
-    parent = element.getparent()
-    if parent is None:
-        return
-    tail = element.tail
-    if tail:
-        previous = element.getprevious()
-        if previous is not None:
-            previous.tail = _settable((previous.tail or "") + tail)
-        else:
-            parent.text = _settable((parent.text or "") + tail)
-    parent.remove(element)
-
-
-#: Characters lxml's parser can leave in a tree (from references such as ``&#x0b;``) that
-#: its setters refuse, as XML 1.0 has no place for them.
-_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
-
-
-def _settable(text: str) -> str:
-    """``text`` without the characters an lxml setter refuses."""
-    return _NOT_XML.sub("", text)
-
-
 def _topmost_template(scores: PageScores) -> list[int]:
     """Elements (walk indices) of template blocks whose enclosing block is not template."""
     blocks = scores.features.blocks
@@ -88,7 +62,7 @@ def clean_html(scores: PageScores) -> str:
     root = parse_html(page.html, page.id)
     elements = list(root.iter(etree.Element))
     for index in _topmost_template(scores):
-        _remove_keeping_tail(elements[index])
+        remove_keeping_tail(elements[index])
     return etree.tostring(root, method="html", encoding="unicode")
 
 
@@ -113,7 +87,7 @@ def shaded_html(scores: PageScores, url: str | None = None) -> str:
     for node, block in enumerate(scores.features.nodes.tolist()):
         element = elements[blocks.elements[block]]
         look = _SHADE if template[node] else _CONTENT
-        element.set("style", _settable(f"{element.get('style', '')};{look}".lstrip(";")))
+        element.set("style", settable(f"{element.get('style', '')};{look}".lstrip(";")))
         element.set("title", f"template score {scores.scores[node]:.2f} "
                     f"(classifier {scores.raw[node]:.2f})")
     head = root.find("head")

@@ -31,7 +31,7 @@ import numpy as np
 from lxml import etree
 
 from denoise.features import PageFeatures
-from denoise.html import parse_html
+from denoise.html import parse_html, remove_keeping_tail
 
 __all__ = ["Node", "Run", "kept_tree", "structure_of", "to_markdown", "to_xml"]
 
@@ -109,13 +109,10 @@ def _remove(element: etree._Element, *, keep_tail: bool) -> None:
     if parent is None:
         element.clear()
         return
-    if keep_tail and element.tail:
-        previous = element.getprevious()
-        if previous is not None:
-            previous.tail = (previous.tail or "") + element.tail
-        else:
-            parent.text = (parent.text or "") + element.tail
-    parent.remove(element)
+    if keep_tail:
+        remove_keeping_tail(element)
+    else:
+        parent.remove(element)
 
 
 def _strip_own_text(element: etree._Element, block_ids: set[int]) -> None:

@@ -368,13 +368,12 @@ def test_a_huge_chunk_is_tokenized_up_to_its_cap():
 def test_removing_a_block_keeps_a_tail_with_characters_xml_refuses():
     # lxml's HTML parser keeps '&#x0b;' as U+000B, which its setters refuse: 'denoise
     # apply --format html' skipped such pages as an internal error
-    from denoise.html import parse_html
-    from denoise.render import _remove_keeping_tail
+    from denoise.html import parse_html, remove_keeping_tail
 
     root = parse_html("<html><body><p>a</p><nav>menu</nav>after&#x0b;nav</body></html>")
     nav = root.find(".//nav")
     assert "\x0b" in nav.tail
-    _remove_keeping_tail(nav)
+    remove_keeping_tail(nav)
     assert root.find(".//p").tail == "afternav"
 
 

@@ -77,6 +77,32 @@ def test_a_cookie_banner_is_not_kept_beside_the_article():
     assert "cookies" not in text
 
 
+PRIVACY = "".join(
+    f"<p>We and our {n} partners store and access information on your device, such as "
+    "cookies and unique identifiers, and process personal data such as your browsing "
+    "behaviour to personalise advertising and content, measure their performance, develop "
+    "and improve our products, and learn about our audience. You may withdraw consent or "
+    "object to processing based on legitimate interest at any time in the settings.</p>"
+    for n in range(40, 46))
+
+
+@pytest.mark.parametrize("dialog", ['role="dialog" aria-modal="true"', 'role="alertdialog"',
+                                    'aria-modal="true"'])
+def test_a_consent_dialog_never_wins_over_a_short_article(dialog):
+    short = f"<h1>Harbour council backs lighthouse budget</h1><p>{STORY}</p>"
+    consent = f'<div class="cmp" {dialog}><h2>We value your privacy</h2>{PRIVACY}</div>'
+    text = main_text(page(f'{consent}<div id="content"><article>{short}</article></div>'))
+    assert STORY.strip() in text and "partners" not in text
+    # the same box, not a modal dialog, is text of the page like any other
+    assert "partners" in main_text(page(f'<div class="cmp">{PRIVACY}</div><div>{short}</div>'))
+
+
+def test_a_non_modal_sheet_is_kept():
+    sheet = (f'<div role="dialog" aria-modal="false"><h2>Description</h2><p>{STORY}</p>'
+             f"<p>{SECOND}</p></div>")
+    assert STORY.strip() in main_text(page(f'<div id="content">{sheet}</div>'))
+
+
 def test_comments_and_related_stories_are_not_the_article():
     comments = ('<section id="comments" class="comments"><h3>14 comments</h3>' + "".join(
         f'<div class="comment"><span class="author">reader{i}</span><p>I walk past that pier '

@@ -38,3 +38,12 @@ def test_noscript_is_kept_only_when_it_outweighs_the_page():
     article = f"<article><p>{POST * 3}</p></article>"
     html = f"<html><body>{article}<noscript><p>{POST}</p></noscript></body></html>"
     assert text_of(html).count(POST.strip()) == 3  # the article's three, not the fourth
+
+
+def test_tags_written_as_text_in_noscript_are_not_content():
+    # A page saved from a browser running its scripts: each noscript's tags were
+    # serialised as text, and together they outweigh the article's text.
+    pixel = ('<noscript>&lt;div style="position:absolute;"&gt;&lt;img width=1 height=1 '
+             'src="https://beacon.example.com/b?P=' + "x" * 300 + '"&gt;&lt;/div&gt;</noscript>')
+    html = f"<html><body>{pixel * 4}<article><p>{POST}</p></article>{pixel * 4}</body></html>"
+    assert text_of(html) == POST.strip()

@@ -49,6 +49,9 @@ CASES = [
     ("<p><b>A</b>1 and <b>MAC</b>OS and <b>Mc</b>Donald's</p>", "A1 and MACOS and Mc Donald's"),
     ("<p>a<script>var x;</script>b</p>", "ab"),  # dropped elements leave one text
     ("<p>ruby <ruby>\u6f22<rt>kan</rt></ruby></p>", "ruby \u6f22 kan"),
+    # soft hyphens, as characters and as references, are not text
+    ("<p>Mit\u00adtel\u00adal\u00adter</p>", "Mittelalter"),
+    ("<p>Mit&shy;tel&#173;al&#xad;ter &#xAD;Wein</p>", "Mittelalter Wein"),
 ]
 
 
