@@ -133,7 +133,7 @@ cdef inline void _open_chunk(TextBuffer* buffer, unsigned char c) noexcept nogil
 
 cdef int _append(TextBuffer* buffer, const unsigned char* s) except -1:
     """Append one text node, collapsing whitespace runs into single spaces; whitespace
-    outside a chunk parts the chunks around it.
+    outside a chunk parts the chunks around it. Soft hyphens are left out.
 
     Runs of printable ASCII are copied whole; other bytes go one at a time.
     """
@@ -154,6 +154,9 @@ cdef int _append(TextBuffer* buffer, const unsigned char* s) except -1:
             buffer.size += run - i
             buffer.chars += run - i
             i = run
+            continue
+        if c == 0xC2 and i + 1 < n and s[i + 1] == 0xAD:  # a soft hyphen: not text
+            i += 2
             continue
         width = _space_at(s, i, n)
         if width:

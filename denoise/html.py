@@ -72,14 +72,6 @@ MAX_MARKUP = 750_000
 #: Bytes of HTML looked at per step when finding where the markup runs out.
 _SCAN_BYTES = 1 << 20
 _MARKUP = b"<="
-#: A soft hyphen, as UTF-8 and as the references that name it: a place where a browser
-#: may break a long word, shown (as "-") only at the end of a line. Pages that hyphenate
-#: their text put one between every syllable ("Mit\u00adtel\u00adal\u00adter"), so read as
-#: characters they split the words of the text, its tokens and its shingles from the
-#: same words elsewhere. They are left out of the HTML before it is parsed, so no text
-#: read from the tree (blocks, main text, Markdown, metadata) has them; the HTML written
-#: back (``--format html``) has none either, and breaks long words where the browser can.
-_SOFT_HYPHENS = (b"\xc2\xad", b"&shy;", b"&#173;", b"&#xad;", b"&#xAD;")
 
 
 def _parser(*, ids: bool = False) -> etree.HTMLParser:
@@ -141,15 +133,6 @@ def remove_keeping_tail(element: etree._Element) -> None:
     parent.remove(element)
 
 
-def without_soft_hyphens(data: bytes) -> bytes:
-    """``data`` without its soft hyphens (:data:`_SOFT_HYPHENS`); the same object when it
-    has none (nearly every page: one look for each form)."""
-    for form in _SOFT_HYPHENS:
-        if form in data:
-            data = data.replace(form, b"")
-    return data
-
-
 def parse_html(html: str, source: str = "<html>", *, ids: bool = False,
                dropped: tuple[str, ...] = DROPPED_TAGS) -> etree._Element:
     """Parse ``html`` into an lxml element tree, or raise ``PageError`` naming ``source``;
@@ -157,14 +140,13 @@ def parse_html(html: str, source: str = "<html>", *, ids: bool = False,
     :data:`MAX_MARKUP` tags and attribute values is parsed up to the last of them, and
     one nested more than 2,048 elements deep up to the element past that depth (see the
     module notes). The elements named in ``dropped`` and modal dialogs
-    (:data:`_MODAL_DIALOGS`) are removed with their content, and soft hyphens are left
-    out (:func:`without_soft_hyphens`).
+    (:data:`_MODAL_DIALOGS`) are removed with their content.
 
     The text is handed to lxml as UTF-8 bytes so that an XML declaration in the page
     (common on XHTML sites) cannot make lxml refuse a ``str``.
     """
-    data = within_markup(without_soft_hyphens(expect_text(html, "html", "parse_html").encode(
-        "utf-8", errors="replace")), MAX_MARKUP)
+    data = within_markup(expect_text(html, "html", "parse_html").encode(
+        "utf-8", errors="replace"), MAX_MARKUP)
     try:
         root = etree.fromstring(data, _PARSER_WITH_IDS if ids else _PARSER)
     except etree.LxmlError as error:
@@ -207,4 +189,3 @@ def _content_in_noscript(root: etree._Element) -> bool:
     if inside < NOSCRIPT_CHARS:
         return False
     return inside > sum(len(text.strip()) for text in root.itertext()) - inside
-

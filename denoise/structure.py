@@ -236,8 +236,9 @@ def _inline(element: etree._Element) -> list[Run]:
 
 
 def _tidy(runs: list[Run]) -> list[Run]:
-    """Runs with their spaces collapsed, the ends trimmed; none when there is no text."""
-    out = [Run(r.kind, _SPACES.sub(" ", r.text), r.target) for r in runs
+    """Runs with their spaces collapsed and soft hyphens left out (as the page text,
+    :mod:`denoise.blocks`), the ends trimmed; none when there is no text."""
+    out = [Run(r.kind, _SPACES.sub(" ", r.text.replace("\u00ad", "")), r.target) for r in runs
            if r.text or r.kind == "image"]
     while out and out[0].kind == "text" and not out[0].text.strip():
         out.pop(0)
