@@ -30,6 +30,14 @@ without its source):
    cannot tell the two apart: their sources disagree (Dragnet's gold leaves comments
    out, WCXB's forum gold keeps replies), and on a Slashdot story the comments
    outweigh the story fifty to one, so the region step below picked them.
+   Furniture and landmarks: text in a block whose own class or id names the footer
+   (``furniture``) goes whatever its score (a blog's footer of link descriptions
+   outweighed its short post), and so does text inside the HTML5 landmarks named in
+   ``landmarks`` (``nav``, ``aside``, ``header``, ``footer``) that are not inside an
+   ``article`` or ``main`` element (a pull quote, an article's own header stay): a
+   header's "top stories" of teaser cards, a sidebar. Unless those landmarks hold half
+   the page's text or more: CNN's pages of 2015 wrap the whole page, article too, in a
+   ``<header><nav>``.
 4. One region: the scored block whose content characters minus boilerplate
    characters is largest (readability's "top candidate", over our scores), and only
    the content inside it; unless that block holds less than ``spread`` of the content
@@ -69,13 +77,14 @@ from pathlib import Path
 import numpy as np
 
 from denoise.arguments import expect_page, expect_text
-from denoise.blocks import PageBlocks
+from denoise.blocks import PageBlocks, tags_among
 from denoise.detector import FALLBACK_MARGIN, PageScores, TemplateDetector, block_lines
 from denoise.features import CUES, FEATURE_NAMES, PageFeatures, extract
 from denoise.model import ModelError, TemplateModel
 from denoise.page import Page, site_of
 from denoise.shipped import shipped
 from denoise.structure import Node, kept_tree, structure_of, to_markdown, to_xml
+from denoise.treeops import or_down
 
 _ANCHOR = FEATURE_NAMES.index("anchor_text")
 _OWN_CONTENT_CUE = FEATURE_NAMES.index("cue_content")
@@ -88,6 +97,11 @@ HEADINGS = frozenset({"h1", "h2", "h3", "h4", "h5", "h6"})
 LINKED_HEADING = 0.5
 #: A picture's caption and credit.
 CAPTIONS = frozenset({"figcaption"})
+#: Elements whose landmarks (``landmarks``) are the article's own: a pull quote's
+#: ``aside``, the article's ``header``.
+ARTICLES = frozenset({"article", "main"})
+#: The one of them that stays inside a landmark (an ``article`` there is a teaser card).
+MAIN = frozenset({"main"})
 #: The least text of a block dropped as a copy of an earlier one: a repeated line
 #: ("Share this", a date) is not a copied article, and a copied paragraph is longer.
 COPY_CHARS = 200
@@ -129,6 +143,8 @@ class MainContentExtractor:
     short : when fewer characters than this are kept, the page is read again without
         the link-density step, and the re-read kept if it keeps more (see module doc);
         0 never.
+    landmarks : HTML5 landmark tags whose text outside any ``article`` or ``main`` is
+        dropped (see module doc); () keeps it.
     """
 
     detector: TemplateDetector
@@ -146,6 +162,7 @@ class MainContentExtractor:
     bare_headings: bool = True
     tail: int = 0
     short: int = 0
+    landmarks: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         for name in ("weight", "threshold", "link_density", "spread"):
@@ -160,6 +177,9 @@ class MainContentExtractor:
         if isinstance(self.furniture, str) or unknown:
             raise ValueError(f"furniture must name cue families of {CUES}, got "
                              f"{self.furniture!r}")
+        if isinstance(self.landmarks, str) or not all(
+                isinstance(tag, str) for tag in self.landmarks):
+            raise ValueError(f"landmarks must be tag names, got {self.landmarks!r}")
 
     @classmethod
     def load(cls, template: str | Path | None = None,
@@ -174,8 +194,8 @@ class MainContentExtractor:
             raise ModelError(str(source), "not a main-content model (no main_content "
                              "parameters; see corpora.train_main_content)")
         try:
-            if isinstance(params.get("furniture"), list):
-                params = {**params, "furniture": tuple(params["furniture"])}
+            params = {**params, **{name: tuple(params[name]) for name in ("furniture", "landmarks")
+                                   if isinstance(params.get(name), list)}}
             return cls(detector, model, **params)
         except (TypeError, ValueError) as error:
             raise ModelError(str(source), f"corrupt main-content parameters ({error})") from None
@@ -217,6 +237,11 @@ class MainContentExtractor:
         linky |= np.append(menus, False)[blocks.chunk_block]
         if self.furniture:
             linky |= _named_chunks(features, self.furniture)
+        if self.landmarks:
+            landmark = _landmark_chunks(blocks, frozenset(self.landmarks))
+            chars = blocks.chunk_chars()
+            if 2 * int(chars[landmark].sum()) < int(chars.sum()):
+                linky |= landmark
         if not self.captions:
             linky |= blocks.covered(blocks.has_tag(CAPTIONS))
         keep = scores.content_chunks() & ~linky
@@ -278,6 +303,21 @@ class MainContentExtractor:
         read the kept elements)."""
         features = extract(expect_page(page, "MainContentExtractor.structure"))
         return structure_of(kept_tree(features, self.content_chunks(features)))
+
+
+def _landmark_chunks(blocks: PageBlocks, tags: frozenset[str]) -> np.ndarray:
+    """Per chunk: its block lies inside a ``tags`` element (``nav``, ``aside``, ...) that
+    is not inside an ``article`` or ``main`` element (a pull quote, an article's own
+    header), and not inside a ``main`` element within it. An ``article`` within it does
+    not count: teaser cards of related stories are ``article`` elements too."""
+    shape = blocks.shape
+    vocab, tag_ids, parents = shape.vocab, shape.tag_ids, shape.parents
+    in_article = or_down(parents, tags_among(vocab, tag_ids, ARTICLES).astype(np.uint8)) > 0
+    landmark = tags_among(vocab, tag_ids, tags) & ~in_article
+    in_main = or_down(parents, tags_among(vocab, tag_ids, MAIN).astype(np.uint8)) > 0
+    under = (or_down(parents, landmark.astype(np.uint8)) > 0) & ~in_main
+    element = blocks.elements
+    return np.append(np.where(element >= 0, under[element], False), False)[blocks.chunk_block]
 
 
 def _named_chunks(features: PageFeatures, families: tuple[str, ...]) -> np.ndarray:

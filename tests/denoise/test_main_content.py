@@ -68,8 +68,9 @@ def test_a_cookie_banner_and_the_menu_never_win_over_the_article():
     assert "Sport" not in text
 
 
-@pytest.mark.xfail(strict=True, reason="a consent banner before the article is kept with it: "
-                   "no training source has one (the pages were saved without them), and "
+@pytest.mark.xfail(strict=True, reason="a consent banner that is not a modal dialog, before the "
+                   "article, is kept with it: no training source has one (the pages were "
+                   "saved without them), and "
                    "dropping every block named 'promo', 'share' or 'cookie' cost 0.5 F1 on "
                    "WCXB and Dragnet (benchmarks/RESULTS.md, issue 33)")
 def test_a_cookie_banner_is_not_kept_beside_the_article():
@@ -101,6 +102,26 @@ def test_a_non_modal_sheet_is_kept():
     sheet = (f'<div role="dialog" aria-modal="false"><h2>Description</h2><p>{STORY}</p>'
              f"<p>{SECOND}</p></div>")
     assert STORY.strip() in main_text(page(f'<div id="content">{sheet}</div>'))
+
+
+TEASERS = ('<aside class="top-stories"><h2>Top stories</h2><ul>' + "".join(
+    f'<li><article class="card"><a href="/story{i}"><h3>Council to review the ferry '
+    f"timetable for the summer season, part {i}</h3></a><p>Transport, {i} days ago. The "
+    f"operator says the new timetable adds two early crossings on weekdays.</p></article>"
+    f"</li>" for i in range(3)) + "</ul></aside>")
+
+
+def test_teaser_cards_in_the_header_are_not_the_article():
+    item = page(f"<header>{TEASERS}</header><main><article>{ARTICLE}</article></main>")
+    text = main_text(item)
+    assert STORY.strip() in text and SECOND.strip() in text and "crossings" not in text
+    assert "crossings" in main_text(item, landmarks=())  # what the landmarks rule takes
+
+
+def test_a_page_wrapped_in_a_landmark_keeps_its_article():
+    # CNN's pages of 2015: the whole page, article too, inside <header><nav>
+    text = main_text(page(f"<header><nav>{NAV}<article>{ARTICLE}</article></nav></header>"))
+    assert STORY.strip() in text and SECOND.strip() in text
 
 
 def test_comments_and_related_stories_are_not_the_article():
@@ -234,8 +255,12 @@ def test_a_page_of_links_is_read_again_when_little_is_left():
         f'<li class="product"><a href="/p{i}">{name}</a></li>'
         for i, name in enumerate(items)) + "</ul></div>")
     item = page(grid, "chandlery.html")
-    before = sum(name in main_text(item, short=0) for name in items)
-    assert before <= 1 and sum(name in main_text(item) for name in items) > before + 2
+    # The rule is what is tested, not the model's calibration on six toy items (their
+    # scores lie between 0.55 and 0.68 about the shipped 0.65, and a retrained forest
+    # moves some across it): at 0.7 the model takes every item for content.
+    before = sum(name in main_text(item, short=0, threshold=0.7) for name in items)
+    after = sum(name in main_text(item, threshold=0.7) for name in items)
+    assert before <= 1 and after > before + 2
 
 
 def test_a_listing_keeps_its_linked_titles_when_read_again():
