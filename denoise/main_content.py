@@ -312,10 +312,10 @@ def _landmark_chunks(blocks: PageBlocks, tags: frozenset[str]) -> np.ndarray:
     not count: teaser cards of related stories are ``article`` elements too."""
     shape = blocks.shape
     vocab, tag_ids, parents = shape.vocab, shape.tag_ids, shape.parents
-    in_article = or_down(parents, tags_among(vocab, tag_ids, ARTICLES).astype(np.uint8)) > 0
-    landmark = tags_among(vocab, tag_ids, tags) & ~in_article
-    in_main = or_down(parents, tags_among(vocab, tag_ids, MAIN).astype(np.uint8)) > 0
-    under = (or_down(parents, landmark.astype(np.uint8)) > 0) & ~in_main
+    inside = or_down(parents, tags_among(vocab, tag_ids, ARTICLES).astype(np.uint8)
+                     | (tags_among(vocab, tag_ids, MAIN).astype(np.uint8) << 1))
+    landmark = tags_among(vocab, tag_ids, tags) & (inside == 0)  # not in an article or main
+    under = (or_down(parents, landmark.astype(np.uint8)) > 0) & ((inside & 2) == 0)
     element = blocks.elements
     return np.append(np.where(element >= 0, under[element], False), False)[blocks.chunk_block]
 
