@@ -52,7 +52,7 @@ DROPPED_TAGS = ("script", "style", "noscript", "template", "select", "datalist")
 #: Held out (``benchmarks/RESULTS.md``): WCXB's development split +0.6 F1, trafilatura's
 #: set +0.2, the others unchanged. Elements hidden by ``display: none`` or ``hidden`` are
 #: not removed: React streams a page's content in ``<div hidden>`` parts that its script
-#: moves into place, and that cost WCXB 0.6.
+#: moves into place, and that cost WCXB 0.6 (an ad hoc comparison, ``RESULTS.md``).
 _MODAL_DIALOGS = etree.XPath(
     "//*[@aria-modal='true' or ((@role='dialog' or @role='alertdialog')"
     " and not(@aria-modal='false'))][not(self::html or self::body)]")
