@@ -45,7 +45,9 @@ without its source):
    side, a listing's columns, a forum's posts in separate tables) and all of it stays.
 5. Once: a kept block of :data:`COPY_CHARS` or more whose text an earlier kept block
    (not one holding it) already gave is dropped: the article printed twice or three
-   times (a print version, a hidden twin for another layout) is returned once.
+   times (a print version, a hidden twin for another layout) is returned once. A
+   paragraph repeated beside itself (same parent, no block inside) is the author's
+   and stays: readability's set, whose test pages repeat paragraphs, gains 3 F1.
 6. Captions, bare headings, the tail: a picture's ``<figcaption>`` (a caption, a
    photo credit) is dropped; so is a heading whose section kept no text ("Related
    stories", once its links went; a heading that is a link, an item of a listing,
@@ -387,22 +389,31 @@ def _without_tail(blocks: PageBlocks, keep: np.ndarray, least: int) -> np.ndarra
 
 def _without_copies(features: PageFeatures, keep: np.ndarray) -> np.ndarray:
     """``keep`` less the scored blocks whose text repeats an earlier, disjoint kept block's
-    (both with at least :data:`COPY_CHARS` characters kept)."""
+    (both with at least :data:`COPY_CHARS` characters kept).
+
+    A scored block with no scored block inside, repeating a sibling (same parent), is
+    not a copy: an author may print one paragraph twice in a row (readability's test
+    pages do), while a twin of the article is a container, and its paragraphs sit
+    under a different parent from the first copy's."""
     blocks = features.blocks
     spans = blocks.spans[features.nodes]
     kept = np.concatenate(([0], np.cumsum(blocks.chunk_chars() * keep)))
     big = np.flatnonzero(kept[spans[:, 1]] - kept[spans[:, 0]] >= COPY_CHARS)
     if len(big) < 2:
         return keep
+    # scored blocks come in document order: a leaf's successor starts after it ends
+    leaf = np.append(spans[1:, 0] >= spans[:-1, 1], True)[big].tolist()
+    parents = blocks.parents[features.nodes[big]].tolist()
     digests = blocks.text_index.digests(spans[big]).tolist()
-    first_end: dict[int, int] = {}
+    first: dict[int, tuple[int, int]] = {}  # digest -> (end, parent) of its first block
     keep = keep.copy()
-    for digest, (start, end) in zip(digests, spans[big].tolist(), strict=True):
-        seen = first_end.get(digest)
+    for digest, (start, end), is_leaf, parent in zip(
+            digests, spans[big].tolist(), leaf, parents, strict=True):
+        seen = first.get(digest)
         if seen is None:
-            first_end[digest] = end
-        elif start >= seen:  # a copy, not the block itself or one it holds
-            keep[start:end] = False
+            first[digest] = (end, parent)
+        elif start >= seen[0] and not (is_leaf and parent == seen[1]):
+            keep[start:end] = False  # a copy, not the block itself or one it holds
     return keep
 
 

@@ -41,6 +41,17 @@ def test_an_article_printed_twice_is_returned_once():
     assert text.count(STORY.strip()) == 2 and text.count(SECOND.strip()) == 1
 
 
+def test_a_paragraph_the_author_repeats_is_kept_each_time():
+    refrain = f"<p>{STORY * 2}</p>"
+    item = page(f'<div id="main"><h1>Harbour council backs lighthouse budget</h1>'
+                f"{refrain}<p>{SECOND}</p>{refrain}</div>")
+    assert main_text(item).count(STORY.strip()) == 4
+    # the same paragraph under another parent is a copy: the twin's own paragraphs
+    twin = page(f'<div id="main"><h1>Harbour council backs lighthouse budget</h1>'
+                f"{refrain}<p>{SECOND}</p><blockquote>{refrain}</blockquote></div>")
+    assert main_text(twin).count(STORY.strip()) == 2
+
+
 @pytest.mark.parametrize("repeats", [1, 3])
 def test_a_short_line_repeated_is_not_a_copy(repeats):
     line = "<p>Share this story</p>"
