@@ -140,7 +140,9 @@ def parse_html(html: str, source: str = "<html>", *, ids: bool = False,
     :data:`MAX_MARKUP` tags and attribute values is parsed up to the last of them, and
     one nested more than 2,048 elements deep up to the element past that depth (see the
     module notes). The elements named in ``dropped`` and modal dialogs
-    (:data:`_MODAL_DIALOGS`) are removed with their content.
+    (:data:`_MODAL_DIALOGS`) are removed with their content, and an ``<iframe>`` is
+    emptied: the parser reads its content as text (the fallback of browsers without
+    frames, or an ad's script written out), which no browser shows.
 
     The text is handed to lxml as UTF-8 bytes so that an XML declaration in the page
     (common on XHTML sites) cannot make lxml refuse a ``str``.
@@ -154,6 +156,9 @@ def parse_html(html: str, source: str = "<html>", *, ids: bool = False,
     if root is None:
         raise PageError(source, "unparsable HTML (no element found)")
     etree.strip_elements(root, *(tag for tag in dropped if tag != "noscript"), with_tail=False)
+    if b"iframe" in data or b"IFRAME" in data:
+        for frame in root.iter("iframe"):  # its content is raw text no browser shows
+            frame.text = None
     if b"dialog" in data or b"aria-modal" in data:  # a look at the bytes spares the walk
         for element in _MODAL_DIALOGS(root):
             remove_keeping_tail(element)

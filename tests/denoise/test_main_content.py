@@ -316,3 +316,14 @@ def test_a_drop_down_archive_does_not_win_over_a_short_article():
     assert STORY.strip() in text
     assert "2004" not in text and "Archive" not in text
     assert "2004" not in " ".join(parse_html(archive).itertext())
+
+
+def test_an_ad_frame_s_script_is_not_the_page_s_text():
+    # The parser reads an <iframe>'s content as text (a technology site's ad frames held
+    # their scripts written out); no browser shows it, so the parser empties the frame.
+    script = ("&lt;SCRIPT language='JavaScript1.1' SRC=\"https://ads.example.net/adj/site/"
+              + ";".join(f"slot{n}=leaderboard{n}" for n in range(40)) + '"&gt;&lt;/SCRIPT&gt;')
+    frame = f'<div class="ad"><iframe src="https://ads.example.net/f">{script}</iframe>after</div>'
+    text = main_text(page(f'{frame}<div class="post"><h3>Pier repairs</h3><p>{STORY}</p></div>'))
+    assert STORY.strip() in text and "SCRIPT" not in text
+    assert " ".join(parse_html(frame).itertext()) == "after"
