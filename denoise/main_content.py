@@ -34,10 +34,12 @@ without its source):
    (``furniture``) goes whatever its score (a blog's footer of link descriptions
    outweighed its short post), and so does text inside the HTML5 landmarks named in
    ``landmarks`` (``nav``, ``aside``, ``header``, ``footer``) that are not inside an
-   ``article`` or ``main`` element (a pull quote, an article's own header stay): a
-   header's "top stories" of teaser cards, a sidebar. Unless those landmarks hold half
-   the page's text or more: CNN's pages of 2015 wrap the whole page, article too, in a
-   ``<header><nav>``.
+   ``article`` or ``main`` element (an article's own header stays): a header's "top
+   stories" of teaser cards, a sidebar. An ``aside`` goes inside an ``article`` too
+   (not inside ``main``): a pull quote (the article's words again) or a "Most popular" box
+   (trafilatura's set +0.1, chaos +0.2, WCXB's forums -0.1, the rest unchanged). Unless
+   those landmarks hold half the page's text or more: CNN's pages of 2015 wrap the
+   whole page, article too, in a ``<header><nav>``.
 4. One region: the scored block whose content characters minus boilerplate
    characters is largest (readability's "top candidate", over our scores), and only
    the content inside it; unless that block holds less than ``spread`` of the content
@@ -105,9 +107,11 @@ HEADINGS = frozenset({"h1", "h2", "h3", "h4", "h5", "h6"})
 LINKED_HEADING = 0.5
 #: A picture's caption and credit.
 CAPTIONS = frozenset({"figcaption"})
-#: Elements whose landmarks (``landmarks``) are the article's own: a pull quote's
-#: ``aside``, the article's ``header``.
+#: Elements whose landmarks (``landmarks``) are the article's own: its ``header``.
 ARTICLES = frozenset({"article", "main"})
+#: Landmarks that are not the article's own inside an ``article`` either: a pull quote
+#: repeats the article's words, and a box of other stories is not the article.
+ANYWHERE = frozenset({"aside"})
 #: The one of them that stays inside a landmark (an ``article`` there is a teaser card).
 MAIN = frozenset({"main"})
 #: The least text of a block dropped as a copy of an earlier one: a repeated line
@@ -320,14 +324,16 @@ class MainContentExtractor:
 
 def _landmark_chunks(blocks: PageBlocks, tags: frozenset[str]) -> np.ndarray:
     """Per chunk: its block lies inside a ``tags`` element (``nav``, ``aside``, ...) that
-    is not inside an ``article`` or ``main`` element (a pull quote, an article's own
-    header), and not inside a ``main`` element within it. An ``article`` within it does
-    not count: teaser cards of related stories are ``article`` elements too."""
+    is not inside an ``article`` or ``main`` element (an article's own header; an
+    ``aside`` counts inside an ``article``), and the chunk is not inside a ``main``
+    element. An ``article`` within it does not count: teaser cards of related stories
+    are ``article`` elements too."""
     shape = blocks.shape
     vocab, tag_ids, parents = shape.vocab, shape.tag_ids, shape.parents
     inside = or_down(parents, tags_among(vocab, tag_ids, ARTICLES).astype(np.uint8)
                      | (tags_among(vocab, tag_ids, MAIN).astype(np.uint8) << 1))
-    landmark = tags_among(vocab, tag_ids, tags) & (inside == 0)  # not in an article or main
+    landmark = tags_among(vocab, tag_ids, tags) & (
+        (inside == 0) | tags_among(vocab, tag_ids, tags & ANYWHERE))
     under = (or_down(parents, landmark.astype(np.uint8)) > 0) & ((inside & 2) == 0)
     element = blocks.elements
     return np.append(np.where(element >= 0, under[element], False), False)[blocks.chunk_block]

@@ -351,3 +351,14 @@ def test_an_ad_frame_s_script_is_not_the_page_s_text():
     text = main_text(page(f'{frame}<div class="post"><h3>Pier repairs</h3><p>{STORY}</p></div>'))
     assert STORY.strip() in text and "SCRIPT" not in text
     assert " ".join(parse_html(frame).itertext()) == "after"
+
+
+def test_a_most_popular_box_inside_the_article_is_not_the_article():
+    popular = ('<aside class="most-popular"><h2>Most popular</h2><ol>' + "".join(
+        f'<li><a href="/s{i}"><h3>Council to review the ferry timetable, part {i}</h3></a>'
+        f"<p>The operator adds two early crossings on weekdays, number {i}.</p></li>"
+        for i in range(3)) + "</ol></aside>")
+    item = page(f'<div id="site"><article>{popular}{ARTICLE}</article></div>')
+    text = main_text(item)
+    assert STORY.strip() in text and SECOND.strip() in text and "crossings" not in text
+    assert "crossings" in main_text(item, landmarks=())  # what the landmarks rule takes
