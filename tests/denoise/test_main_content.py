@@ -362,3 +362,22 @@ def test_a_most_popular_box_inside_the_article_is_not_the_article():
     text = main_text(item)
     assert STORY.strip() in text and SECOND.strip() in text and "crossings" not in text
     assert "crossings" in main_text(item, landmarks=())  # what the landmarks rule takes
+
+
+@pytest.mark.corpus
+def test_the_third_reading_never_replaces_the_first():
+    # A documentation index page of one heading and one line: read with every block as
+    # content, its copyright line (a plain <div>) won the region step; the third reading
+    # is taken only when it keeps all the first reading kept.
+    from corpora.locate import CorpusMissingError, corpus_path
+    from denoise.reader import Skipped, read_pages
+
+    try:
+        archive = corpus_path("sites-dev-docs.tar.xz")
+    except CorpusMissingError as missing:
+        pytest.skip(str(missing))
+    wanted = "flink.apache.org/documentation__flinkml-master__index.html"
+    item = next(p for p in read_pages([archive])
+                if not isinstance(p, Skipped) and p.id.endswith(wanted))
+    text = main_text(item)
+    assert "Flink ML documentation" in text and "trademarks" not in text
