@@ -111,9 +111,9 @@ LINKED_HEADING = 0.5
 CAPTIONS = frozenset({"figcaption"})
 #: Elements whose landmarks (``landmarks``) are the article's own: its ``header``.
 ARTICLES = frozenset({"article", "main"})
-#: Landmarks that are not the article's own inside an ``article`` either: a pull quote
-#: repeats the article's words, and a box of other stories is not the article.
-ANYWHERE = frozenset({"aside"})
+#: Landmarks never the article's own, inside an ``article`` too (not inside ``main``): a
+#: pull quote repeats the article's words, and a box of other stories is not the article.
+NEVER_OWN = frozenset({"aside"})
 #: The one of them that stays inside a landmark (an ``article`` there is a teaser card).
 MAIN = frozenset({"main"})
 #: The least text of a block dropped as a copy of an earlier one: a repeated line
@@ -338,7 +338,7 @@ def _landmark_chunks(blocks: PageBlocks, tags: frozenset[str]) -> np.ndarray:
     inside = or_down(parents, tags_among(vocab, tag_ids, ARTICLES).astype(np.uint8)
                      | (tags_among(vocab, tag_ids, MAIN).astype(np.uint8) << 1))
     landmark = tags_among(vocab, tag_ids, tags) & (
-        (inside == 0) | tags_among(vocab, tag_ids, tags & ANYWHERE))
+        (inside == 0) | tags_among(vocab, tag_ids, tags & NEVER_OWN))
     under = (or_down(parents, landmark.astype(np.uint8)) > 0) & ((inside & 2) == 0)
     element = blocks.elements
     return np.append(np.where(element >= 0, under[element], False), False)[blocks.chunk_block]
