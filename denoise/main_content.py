@@ -300,7 +300,9 @@ class MainContentExtractor:
                     # copyright line outweighed its one-line intro)
                     if not (keep & ~third).any() and int(
                             (chars * third).sum()) > int((chars * again).sum()):
-                        again, again_fallback = third, third_fallback
+                        # a page whose cut kept nothing still fell back: the third
+                        # reading only extends what the fallback found
+                        again, again_fallback = third, third_fallback or fallback
                 if int((chars * again).sum()) > kept_chars:
                     return again, again_fallback
         return keep, fallback
