@@ -290,21 +290,30 @@ class MainContentExtractor:
             keep = _without_tail(blocks, keep, self.tail)
         if self.short and self.link_density < 1.0:
             chars = blocks.chunk_chars()
-            kept_chars = int((chars * keep).sum())
-            if kept_chars < self.short:
-                again, again_fallback = replace(self, link_density=1.0, short=0).kept(scores)
-                if int((chars * again).sum()) < self.short:  # the scores took the items too
-                    third, third_fallback = replace(self, short=0).kept(
-                        replace(scores, threshold=np.inf))
-                    # it extends the first reading, never replaces it (a docs page's
-                    # copyright line outweighed its one-line intro)
-                    if not (keep & ~third).any() and int(
-                            (chars * third).sum()) > int((chars * again).sum()):
-                        # a page whose cut kept nothing still fell back: the third
-                        # reading only extends what the fallback found
-                        again, again_fallback = third, third_fallback or fallback
-                if int((chars * again).sum()) > kept_chars:
-                    return again, again_fallback
+            if int((chars * keep).sum()) < self.short:
+                return self._read_again(scores, keep, fallback, chars)
+        return keep, fallback
+
+    def _read_again(self, scores: PageScores, keep: np.ndarray, fallback: bool,
+                    chars: np.ndarray) -> tuple[np.ndarray, bool]:
+        """Step 7 (module doc) for ``keep``, a short reading: the page read again without
+        the link-density step and, when that is short too, with every block as content,
+        taken when it keeps more. The third reading only when it holds all of ``keep``:
+        it extends the first reading, never replaces it (a docs page's copyright line
+        outweighed its one-line intro)."""
+        again, again_fallback = replace(self, link_density=1.0, short=0).kept(scores)
+        again_chars = int((chars * again).sum())
+        if again_chars < self.short:  # the scores took the items too
+            third, third_fallback = replace(self, short=0).kept(
+                replace(scores, threshold=np.inf))
+            third_chars = int((chars * third).sum())
+            if not (keep & ~third).any() and third_chars > again_chars:
+                # a page whose cut kept nothing still fell back: the third reading only
+                # extends what the fallback found
+                again, again_chars = third, third_chars
+                again_fallback = third_fallback or fallback
+        if again_chars > int((chars * keep).sum()):
+            return again, again_fallback
         return keep, fallback
 
     def _without_comments(self, features: PageFeatures, keep: np.ndarray) -> np.ndarray:
