@@ -63,7 +63,7 @@ from denoise.training import (
     train_detector,
     training_pages,
 )
-from denoise.validation import site_family
+from denoise.validation import FamilyCurves, site_family
 from engine.batch import BatchSummary
 from engine.bulk import action_line, check_index_name
 from engine.jsonstr import json_str as _json_str
@@ -169,6 +169,12 @@ def train_command(
         "family (the same publisher in every corpus and era, e.g. entertainment.msn.com "
         "drops every msn site), for a detector that has never seen it. Repeatable.",
         show_default=False)] = None,
+    calibrate_on: Annotated[list[str] | None, typer.Option(
+        "--calibrate-on", metavar="INPUT", help="Pages of other site families, not trained "
+        "on: the final model scores them and each of their families joins the operating "
+        "curve beside the held-out folds, so the promise holds for sites like them too "
+        "(e.g. documentation sites when training on news). Repeatable.",
+        show_default=False)] = None,
 ) -> None:
     """Train a site-independent template detector on many sites' pages.
 
@@ -195,6 +201,16 @@ def train_command(
         pages = list(training_pages(read, theta=theta,
                                     min_pages=min_pages, on_error=on_error,
                                     on_page=lambda _: progress.advance(task)))
+    calibration = []
+    if calibrate_on:
+        with progress_bar(err) as progress:
+            task = progress.add_task("reading and labelling calibration pages", total=None)
+            extra = read_inputs(calibrate_on, max_bytes, skipped, err)
+            if exclude_site:
+                extra = _without_families(extra, exclude_site, excluded)
+            calibration = [page for page in training_pages(
+                extra, theta=theta, min_pages=min_pages, on_error=on_error,
+                on_page=lambda _: progress.advance(task)) if page.example.any()]
     if exclude_site:
         say(err, f"excluded {sum(excluded.values())} pages of "
              f"{len(excluded)} site(s) in the families of {', '.join(exclude_site)}"
@@ -213,8 +229,11 @@ def train_command(
                 precision=precision, theta=theta,
                 quantile=None if pooled_curve else site_quantile,
                 excluded_families={site_family(host) for host in exclude_site or ()},
-                on_fold=lambda _: progress.advance(task))
+                calibration=calibration, on_fold=lambda _: progress.advance(task))
         _print_cross_site(trained.report, c is not None, sys.stdout)
+        if trained.families is not None:
+            _print_held_out_promise(trained.families, precision, site_quantile,
+                                    {site_family(page.site) for page in calibration})
         trained.save(out)
     except (ValueError, OSError) as error:
         say(err, f"error: {error}")
@@ -269,6 +288,25 @@ def _print_cross_site(result: CrossSiteReport, smoothed: bool, stream) -> None:
                   str(int((result.labels == 1).sum())), f"{pooled_raw:.1%} / {pooled:.1%}")
     table.add_row("mean over sites", "", "", f"{result.site_mean_recall(0.9, smoothed):.1%}")
     Console(file=stream, width=120).print(table)
+
+
+def _print_held_out_promise(families: FamilyCurves, precision: float, quantile: float,
+                            calibration: set[str]) -> None:
+    """Whether the promise holds on a new site: each family's threshold chosen on the
+    *other* families, and how many of them reach ``precision`` there."""
+    _, reached, _ = families.held_out(precision, quantile)
+    table = Table(title=f"The operating point on a new site: each family's threshold "
+                  f"chosen without it; families reaching {precision:.0%} precision",
+                  title_justify="left")
+    for column in ("families", "reaching", "share"):
+        table.add_column(column, justify="left" if column == "families" else "right")
+    calibrating = np.array([name in calibration for name in families.families.tolist()])
+    for name, mask in (("trained on (held-out folds)", ~calibrating),
+                       ("calibration only", calibrating), ("all", np.ones_like(calibrating))):
+        if mask.any():
+            hits = int((reached[mask] >= precision).sum())
+            table.add_row(name, f"{hits} of {int(mask.sum())}", f"{hits / mask.sum():.1%}")
+    Console(file=sys.stdout, width=120).print(table)
 
 
 #: How the closing summary names the pages that fell back.

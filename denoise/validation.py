@@ -174,9 +174,10 @@ class FamilyCurves:
 
     @classmethod
     def of(cls, scores: np.ndarray, labels: np.ndarray, sites: Sequence[str],
-           points: int = GRID_POINTS) -> FamilyCurves:
+           points: int = GRID_POINTS, pooled: np.ndarray | None = None) -> FamilyCurves:
         """The curves of out-of-fold ``scores`` (template = label 1) by the family of
-        each example's site."""
+        each example's site; ``pooled`` (bool per example, default all): the examples
+        whose template blocks the pooled recall counts."""
         families = np.array([site_family(str(s)) for s in sites])
         names = np.unique(families)
         grid = np.unique(scores)
@@ -185,6 +186,7 @@ class FamilyCurves:
         grid = grid[::-1]
         precision = np.ones((len(names), len(grid)))
         recall = np.full((len(names), len(grid)), np.nan)
+        counted = np.ones(len(labels), dtype=bool) if pooled is None else pooled
         found = np.zeros(len(grid))
         for row, name in enumerate(names):
             mask = families == name
@@ -192,10 +194,12 @@ class FamilyCurves:
             called = len(own) - np.searchsorted(own, grid, side="left")
             hits = len(template) - np.searchsorted(template, grid, side="left")
             precision[row] = np.where(called > 0, hits / np.maximum(called, 1), 1.0)
-            found += hits
+            pooled_template = np.sort(scores[mask & (labels == 1) & counted])
+            found += len(pooled_template) - np.searchsorted(pooled_template, grid, side="left")
             if len(template):
                 recall[row] = hits / len(template)
-        return cls(names, grid, precision, recall, found / max(int((labels == 1).sum()), 1))
+        return cls(names, grid, precision, recall,
+                   found / max(int(((labels == 1) & counted).sum()), 1))
 
     def curve(self, quantile: float | None = 0.5, without: str | None = None) -> Curve:
         """One curve for a new site: at each threshold, the ``quantile`` of the families'

@@ -134,6 +134,30 @@ def test_train_can_leave_out_a_site_family(sites, tmp_path):
     assert header["training"]["excluded_families"] == ["acme", "nowhere"]
 
 
+@pytest.mark.slow
+def test_train_calibrates_its_promise_on_families_it_does_not_train_on(sites, tmp_path):
+    extra = generated_site(len(TRAIN_SITES), 6)
+    write_site(tmp_path / "more" / extra[0].site, extra)
+    out = tmp_path / "model.npz"
+    result = run(["train", str(sites), "--out", str(out), "--folds", "2", "--min-pages", "3",
+                  "--calibrate-on", str(tmp_path / "more")])
+    assert result.exit_code == 0, result.output
+    assert "calibration only" in result.stdout and "of 1" in result.stdout
+    assert extra[0].site not in result.stdout.split("The operating point")[0]  # not trained
+    header = TemplateModel.load(out).header_
+    assert header["training"]["calibration"] == {"pages": 6, "sites": 1, "families": 1}
+    assert header["training"]["sites"] == 6
+
+
+def test_train_refuses_to_calibrate_on_a_family_it_trains_on(sites, tmp_path):
+    out = tmp_path / "model.npz"
+    result = run(["train", str(sites), "--out", str(out), "--folds", "2", "--min-pages", "3",
+                  "--calibrate-on", str(sites / generated_site(0, 1)[0].site)])
+    assert result.exit_code == 1
+    assert "families not trained on: acme" in result.stderr
+    assert not out.exists()
+
+
 # --- apply ----------------------------------------------------------------------------
 
 

@@ -316,3 +316,13 @@ def test_the_stored_curve_keeps_pooled_recall_and_family_precision():
     for threshold, recall in zip(stored.thresholds, stored.recall, strict=True):
         assert recall == pytest.approx(pooled.at(threshold)[1])
     assert list(stored.precision) == list(curves.curve(0.25).precision)
+
+
+def test_pooled_recall_counts_only_the_examples_asked():
+    scores, labels, sites = _families()
+    counted = np.array([True] * 4 + [False] * 6)  # 'clean' alone: 'noisy' only calibrates
+    curves = FamilyCurves.of(scores, labels, sites, pooled=counted)
+    alone = FamilyCurves.of(scores[:4], labels[:4], sites[:4])
+    for threshold, recall in zip(curves.thresholds, curves.pooled_recall, strict=True):
+        assert recall == pytest.approx(alone.at([threshold])[1][0])
+    assert list(curves.families) == ["clean", "noisy", "plain"]  # its precision still counts

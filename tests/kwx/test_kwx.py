@@ -57,8 +57,11 @@ from kwx.text import (
 
 @pytest.fixture(scope="module")
 def detector():
-    """The shipped template detector at Kołcz & Yih's operating point (recall 0.5)."""
-    return TemplateDetector.load().at_recall(0.5)
+    """The shipped template detector at recall 0.7, between Kołcz & Yih's 0.5 and the 0.9
+    ``kwx extract`` de-noises at: what is tested is how kwx reads a de-noised page, and
+    at 0.7 the hand-made pages' blocks lie clear of the threshold (a retrained forest
+    moved the shop's footer from above the 0.5 point to just under it)."""
+    return TemplateDetector.load().at_recall(0.7)
 
 
 # --- kwx.text ---------------------------------------------------------------------------
