@@ -194,7 +194,8 @@ class FamilyCurves:
             called = len(own) - np.searchsorted(own, grid, side="left")
             hits = len(template) - np.searchsorted(template, grid, side="left")
             precision[row] = np.where(called > 0, hits / np.maximum(called, 1), 1.0)
-            pooled_template = np.sort(scores[mask & (labels == 1) & counted])
+            pooled_template = template if pooled is None else np.sort(
+                scores[mask & (labels == 1) & counted])
             found += len(pooled_template) - np.searchsorted(pooled_template, grid, side="left")
             if len(template):
                 recall[row] = hits / len(template)
