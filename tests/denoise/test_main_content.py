@@ -135,6 +135,28 @@ def test_a_page_wrapped_in_a_landmark_keeps_its_article():
     assert STORY.strip() in text and SECOND.strip() in text
 
 
+def test_a_shops_menu_of_categories_is_not_the_product():
+    # half the page's text in a <nav> of category columns, each link with a line of its
+    # own: not link-dense, scored as content, and not a page wrapped in a landmark
+    columns = {"Boats": ["Sailing dinghies", "Day sailers", "Keelboats", "Catamarans"],
+               "Rigging": ["Standing rigging", "Running rigging", "Blocks", "Shackles"],
+               "Sails": ["Mainsails", "Jibs and genoas", "Spinnakers", "Sail covers"],
+               "Safety": ["Life jackets", "Harnesses", "Flares", "Bilge pumps"],
+               "Clothing": ["Foul weather jackets", "Deck shoes", "Gloves", "Dry bags"]}
+    menu = "<nav class='megamenu'>" + "".join(
+        f"<div class='column'><p>Shop {name} by category</p><ul>" + "".join(
+            f"<li><a href='/c/{item}'>{item}</a> <span>in stock, ships in two days</span>"
+            f"</li>" for item in items) + f"</ul><p>See all {name.lower()} in our "
+        f"chandlery, new and used</p></div>" for name, items in columns.items()) + "</nav>"
+    product = (f"<div id='product'><h1>Bronze mooring ring, 60 mm</h1><p>{STORY}</p>"
+               f"<h2>Details</h2><p>{SECOND}</p><p>{SECOND}</p><h2>Reviews</h2>"
+               f"<p>{STORY}</p></div>")
+    item = page(f"<header>{menu}</header>{product}")
+    text = main_text(item)
+    assert STORY.strip() in text and SECOND.strip() in text and "in stock" not in text
+    assert "in stock" in main_text(item, landmarks=())  # what the landmarks rule takes
+
+
 def test_comments_and_related_stories_are_not_the_article():
     comments = ('<section id="comments" class="comments"><h3>14 comments</h3>' + "".join(
         f'<div class="comment"><span class="author">reader{i}</span><p>I walk past that pier '
