@@ -90,6 +90,23 @@ def test_an_english_page_is_never_identified(monkeypatch):
     assert page_language(words(text), text) == ENGLISH
 
 
+def test_a_german_text_of_words_english_has_too_is_identified():
+    # a chat line's "also", "in", "so", "an", "war" and a quoted English sentence pass the
+    # English stop-word screen; "ich", "und", "der" tell it is German
+    text = ("Also ich war am Montag in Hamburg und so, an der Elbe war es so kalt. "
+            "I was so happy, she said. Ich bin also in die Stadt, das war es auch schon.")
+    found = words(text)
+    assert found.stop.mean() >= kwx_text.ENGLISH_STOP_SHARE
+    assert page_language(found, text) == "de"
+
+
+def test_the_screens_stop_words_are_spacys():
+    # read from the lists' files, not imported: the same words as spaCy's own lists
+    for language in kwx_text._SCREENED_LANGUAGES:
+        assert kwx_text._stop_words_of(language) == {
+            word.lower() for word in spacy.blank(language).Defaults.stop_words}
+
+
 def test_a_language_spacy_cannot_tokenize_is_read_as_english(monkeypatch):
     monkeypatch.setattr(kwx_text, "detect_language", lambda text, declared="": "bcl")
     text = "Ini sarong halimbawa na teksto para sa pagbasa."
