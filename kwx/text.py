@@ -176,6 +176,7 @@ def page_language(found: Words, text: str, more: Sequence[str] = ()) -> str:
 
 
 def _plainly_english(found: Words) -> bool:
+    """Whether ``found`` passes both stop-word screens, so the identifier need not run."""
     n = len(found)
     if not n or float(found.stop.mean()) < ENGLISH_STOP_SHARE:
         return False
