@@ -157,6 +157,22 @@ def test_a_shops_menu_of_categories_is_not_the_product():
     assert "in stock" in main_text(item, landmarks=())  # what the landmarks rule takes
 
 
+def test_a_layout_wrapper_named_footer_keeps_its_article():
+    # the "sticky footer" layout: a wrapper named for the footer it pushes down holds the
+    # whole page, title and article too; the real footer inside it still goes
+    footer = ('<div class="sticky-footer_footer"><div class="site-footer">'
+              + "".join(f'<p>Harbour Office, Quay Street {i}, opening hours 9 to 5 on '
+                        f"weekdays, closed on public holidays</p>" for i in range(3))
+              + "</div></div>")
+    item = page(f'<div class="sticky-footer"><div class="sticky-footer_body"><h1>Harbour '
+                f"council backs lighthouse budget</h1><p>{STORY}</p><p>{SECOND}</p></div>"
+                f"{footer}</div>")
+    text = main_text(item)
+    assert STORY.strip() in text and SECOND.strip() in text
+    assert "opening hours" not in text
+    assert "opening hours" in main_text(item, furniture=())  # what the footer rule takes
+
+
 def test_comments_and_related_stories_are_not_the_article():
     comments = ('<section id="comments" class="comments"><h3>14 comments</h3>' + "".join(
         f'<div class="comment"><span class="author">reader{i}</span><p>I walk past that pier '
