@@ -171,6 +171,16 @@ def test_a_layout_wrapper_named_footer_keeps_its_article():
     assert STORY.strip() in text and SECOND.strip() in text
     assert "opening hours" not in text
     assert "opening hours" in main_text(item, furniture=())  # what the footer rule takes
+    # a forum's wrapper holding the header and its logo, an <h1> without text, and a
+    # paragraph of the page's own after it
+    logo = item.html.replace(
+        "<h1>Harbour council backs lighthouse budget</h1>",
+        '<h1 class="logo"><img src="/logo.png" alt=""></h1><h2>Harbour council backs '
+        "lighthouse budget</h2>").replace(
+        "</body>", "<p>The harbour office answers letters about moorings within a week, "
+                   "and urgent questions by telephone during office hours.</p></body>")
+    text = main_text(dataclasses.replace(item, html=logo))
+    assert STORY.strip() in text and SECOND.strip() in text
 
 
 def test_comments_and_related_stories_are_not_the_article():
