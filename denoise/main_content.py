@@ -37,10 +37,10 @@ without its source):
    "flex-wrap-footer": the page above the footer it pushes down; WCXB +0.15: forums
    +0.8, collections +0.6, products and listings -0.2; the other sets within 0.1; 5
    pages better by 0.02-0.93, 4 worse by 0.06-0.26, whose gold leaves out some of the
-   text such a wrapper holds). So does text inside the HTML5
-   landmarks named in ``landmarks`` (``nav``, ``aside``, ``header``, ``footer``) that
-   are not inside an ``article`` or ``main`` element (an article's own header stays): a
-   header's "top stories" of teaser cards, a sidebar. An ``aside`` goes inside an ``article`` too
+   text such a wrapper holds). So does text inside the HTML5 landmarks named in
+   ``landmarks`` (``nav``, ``aside``, ``header``, ``footer``) that are not inside an
+   ``article`` or ``main`` element (an article's own header stays): a header's "top
+   stories" of teaser cards, a sidebar. An ``aside`` goes inside an ``article`` too
    (not inside ``main``): a pull quote (the article's words again) or a "Most popular" box
    (trafilatura's set +0.1, chaos +0.2, WCXB's forums -0.1, the rest unchanged). Unless
    those landmarks hold half the page's text or more and what the scores keep outside
