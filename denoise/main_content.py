@@ -32,8 +32,8 @@ without its source):
    outweigh the story fifty to one, so the region step below picked them.
    Furniture and landmarks: text in a block whose own class or id names the footer
    (``furniture``) goes whatever its score (a blog's footer of link descriptions
-   outweighed its short post), unless the block holds the page's ``<h1>`` (an empty
-   one too: a logo's): then it is a layout's wrapper ("sticky-footer", "footerfix",
+   outweighed its short post), unless the block holds the page's first ``<h1>`` (an
+   empty one too: a logo's): then it is a layout's wrapper ("sticky-footer", "footerfix",
    "flex-wrap-footer": the page above the footer it pushes down; WCXB +0.15: forums
    +0.8, collections +0.6, products and listings -0.2; the other sets within 0.1; 5
    pages better by 0.02-0.93, 4 worse by 0.06-0.26, whose gold leaves out some of the
@@ -128,11 +128,10 @@ MAIN = frozenset({"main"})
 #: The least text of a block dropped as a copy of an earlier one: a repeated line
 #: ("Share this", a date) is not a copied article, and a copied paragraph is longer.
 COPY_CHARS = 200
-#: The page's title, which no footer or comment holds.
+#: The page's title (its first), which no footer holds.
 TITLES = frozenset({"h1"})
 #: The least text the scores keep outside the landmarks of a page whose landmarks hold
-#: half its text for those landmarks to go: under it, the page is wrapped in them (the
-#: short page's re-read starts at the same length).
+#: half its text for those landmarks to go: under it, the page is wrapped in them.
 WRAPPED_OUTSIDE = 500
 
 
@@ -158,7 +157,8 @@ class MainContentExtractor:
     once : drop kept blocks that copy an earlier kept block's text (see module doc).
     furniture : cue families (:data:`denoise.features.CUES`) whose blocks are dropped
         whatever their score: a block whose own class or id names one of them (and not
-        the content) goes with everything inside it (see module doc).
+        the content) goes with everything inside it, unless it holds the page's first
+        ``<h1>`` (see module doc).
     comments : drop the text of blocks named as comments or replies when at least
         this many characters are kept outside them (an article with its readers'
         comments; a thread, all replies, keeps them); 0 keeps comments.
@@ -265,16 +265,15 @@ class MainContentExtractor:
             menus &= ~blocks.has_tag(HEADINGS)
         linky |= np.append(menus, False)[blocks.chunk_block]
         if self.furniture:
-            linky |= _named_chunks(features, self.furniture)
-        if self.landmarks:
-            landmark = _landmark_chunks(blocks, frozenset(self.landmarks))
-            chars = blocks.chunk_chars()
-            if 2 * int(chars[landmark].sum()) < int(chars.sum()) or int(chars[
-                    scores.content_chunks() & ~linky & ~landmark].sum()) >= WRAPPED_OUTSIDE:
-                linky |= landmark  # (else the page may be wrapped in them: module doc)
+            linky |= _named_chunks(features, self.furniture, wrappers=True)
         if not self.captions:
             linky |= blocks.covered(blocks.has_tag(CAPTIONS))
-        keep = scores.content_chunks() & ~linky
+        content = scores.content_chunks()
+        if self.landmarks:
+            landmark = _landmark_chunks(blocks, frozenset(self.landmarks))
+            if not self._wrapped_in(features, landmark, content & ~linky):
+                linky |= landmark
+        keep = content & ~linky
         if self.comments and keep.any():
             keep = self._without_comments(features, keep)
         fallback = not keep.any()
@@ -332,6 +331,19 @@ class MainContentExtractor:
             return again, again_fallback
         return keep, fallback
 
+    def _wrapped_in(self, features: PageFeatures, landmark: np.ndarray,
+                    kept: np.ndarray) -> bool:
+        """Whether the page is wrapped in its ``landmark`` chunks (module doc, step 3):
+        they hold half its text or more, and of what would be ``kept`` outside them,
+        comments aside (they go later), less than :data:`WRAPPED_OUTSIDE` characters."""
+        chars = features.blocks.chunk_chars()
+        if 2 * int(chars[landmark].sum()) < int(chars.sum()):
+            return False
+        outside = kept & ~landmark
+        if self.comments:
+            outside &= ~_named_chunks(features, ("comments",))
+        return int(chars[outside].sum()) < WRAPPED_OUTSIDE
+
     def _without_comments(self, features: PageFeatures, keep: np.ndarray) -> np.ndarray:
         """``keep`` less the comments, when :attr:`comments` characters are kept outside."""
         comment = _named_chunks(features, ("comments",))
@@ -371,31 +383,35 @@ def _landmark_chunks(blocks: PageBlocks, tags: frozenset[str]) -> np.ndarray:
     return np.append(np.where(element >= 0, under[element], False), False)[blocks.chunk_block]
 
 
-def _named_chunks(features: PageFeatures, families: tuple[str, ...]) -> np.ndarray:
+def _named_chunks(features: PageFeatures, families: tuple[str, ...],
+                  wrappers: bool = False) -> np.ndarray:
     """Per chunk: inside a scored block (not the body) whose own class / id words name
-    one of the cue ``families`` and not the content, and which holds no ``<h1>`` (a
-    layout's wrapper named for the footer it pushes down holds the page's title)."""
+    one of the cue ``families`` and not the content; with ``wrappers``, not one holding
+    the page's first ``<h1>`` (a layout's wrapper named for the footer it pushes down)."""
     columns = [FEATURE_NAMES.index(f"cue_{name}") for name in families]
     matrix = features.matrix
     flagged = ((matrix[:, columns] > 0).any(axis=1) & (matrix[:, _OWN_CONTENT_CUE] == 0)
                & (matrix[:, _OWN_BODY] == 0))
     blocks = features.blocks
     nodes = features.nodes[flagged]
-    elements = blocks.elements[nodes]
-    titled = _holding_titles(blocks.shape)[np.maximum(elements, 0)] & (elements >= 0)
+    if wrappers and len(nodes):
+        elements = blocks.elements[nodes]
+        nodes = nodes[~(_holding_title(blocks.shape)[np.maximum(elements, 0)]
+                        & (elements >= 0))]
     chosen = np.zeros(len(blocks), dtype=bool)
-    chosen[nodes[~titled]] = True  # a wrapper holds the <h1>
+    chosen[nodes] = True
     return blocks.covered(chosen)
 
 
-def _holding_titles(shape: DomShape) -> np.ndarray:
-    """Per element: an ``<h1>`` or one holding an ``<h1>`` (an empty one too: a logo)."""
+def _holding_title(shape: DomShape) -> np.ndarray:
+    """Per element: the page's first ``<h1>`` (an empty one too: a logo) or one holding
+    it. The first only: a footer may have a heading of its own."""
     holds = np.zeros(len(shape.tag_ids), dtype=bool)
-    parents = shape.parents
-    for element in np.flatnonzero(tags_among(shape.vocab, shape.tag_ids, TITLES)).tolist():
-        while element >= 0 and not holds[element]:
-            holds[element] = True
-            element = int(parents[element])
+    titles = np.flatnonzero(tags_among(shape.vocab, shape.tag_ids, TITLES))
+    element = int(titles[0]) if len(titles) else -1
+    while element >= 0:
+        holds[element] = True
+        element = int(shape.parents[element])
     return holds
 
 

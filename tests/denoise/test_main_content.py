@@ -135,6 +135,18 @@ def test_a_page_wrapped_in_a_landmark_keeps_its_article():
     assert STORY.strip() in text and SECOND.strip() in text
 
 
+def test_a_page_wrapped_in_a_landmark_keeps_its_article_over_its_comments():
+    # the comments outside the wrapper go later: they do not make the page unwrapped
+    comments = ('<section class="comments">' + "".join(
+        f'<div class="comment"><p>I walk past that pier every day and honestly it is about '
+        f"time somebody fixed it, and the cottage too, reader number {i}.</p></div>"
+        for i in range(5)) + "</section>")
+    article = f"{ARTICLE}<p>{STORY}{SECOND}</p><p>{SECOND}{STORY}</p>"
+    text = main_text(page(f"<header><nav>{NAV}<article>{article}</article></nav></header>"
+                          f"{comments}"))
+    assert STORY.strip() in text and SECOND.strip() in text and "honestly" not in text
+
+
 def test_a_shops_menu_of_categories_is_not_the_product():
     # half the page's text in a <nav> of category columns, each link with a line of its
     # own: not link-dense, scored as content, and not a page wrapped in a landmark
@@ -181,6 +193,10 @@ def test_a_layout_wrapper_named_footer_keeps_its_article():
                    "and urgent questions by telephone during office hours.</p></body>")
     text = main_text(dataclasses.replace(item, html=logo))
     assert STORY.strip() in text and SECOND.strip() in text
+    # a footer with a logo of its own is no wrapper: the page's first <h1> is the title's
+    own_logo = item.html.replace('<div class="site-footer">', '<div class="site-footer">'
+                                 '<h1 class="logo"><img src="/logo.png" alt=""></h1>')
+    assert "opening hours" not in main_text(dataclasses.replace(item, html=own_logo))
 
 
 def test_comments_and_related_stories_are_not_the_article():
