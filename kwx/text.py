@@ -192,22 +192,30 @@ def _foreign_stops() -> np.ndarray:
     ones. Read from the lists' source files: importing them would import their languages'
     packages (French's tokenizer exceptions: 3 s)."""
     from spacy.lang.en.stop_words import STOP_WORDS
-    from spacy.strings import hash_string
+    from spacy.strings import get_string_id
 
-    words = set().union(*map(_stop_words_of, _SCREENED_LANGUAGES))
-    return np.array(sorted(hash_string(word) for word in words - STOP_WORDS), dtype=np.uint64)
+    words = set().union(*map(_stop_words_of, _SCREENED_LANGUAGES)) - STOP_WORDS
+    # the ids :class:`Words` holds: a word that is a spaCy symbol ("aux") has its symbol's
+    return np.array(sorted({get_string_id(word) for word in words}), dtype=np.uint64)
 
 
 def _stop_words_of(language: str) -> set[str]:
     """The lower-cased words of the string literals of spaCy's stop-word list of
-    ``language`` (each list is one literal, split on white space)."""
+    ``language`` (each list is one literal, split on white space); imported where its
+    file cannot be read so (a spaCy that lays its lists out otherwise)."""
     import ast
+    from importlib import import_module
     from importlib.resources import files
 
-    source = (files("spacy.lang") / language / "stop_words.py").read_text(encoding="utf-8")
-    return {word.lower() for node in ast.walk(ast.parse(source))
-            if isinstance(node, ast.Constant) and isinstance(node.value, str)
-            for word in node.value.split()}
+    try:
+        source = (files("spacy.lang") / language / "stop_words.py").read_text(
+            encoding="utf-8")
+        listed = {node.value for node in ast.walk(ast.parse(source))
+                  if isinstance(node, ast.Constant) and isinstance(node.value, str)}
+        words = {word for text in listed for word in text.split()}
+    except (OSError, SyntaxError, ValueError):
+        words = set(import_module(f"spacy.lang.{language}.stop_words").STOP_WORDS)
+    return {word.lower() for word in words}
 
 
 def reset() -> None:

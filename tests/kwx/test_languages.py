@@ -101,6 +101,11 @@ def test_a_german_text_of_words_english_has_too_is_identified():
     assert page_language(found, text) == "de"
 
 
+def test_the_screen_knows_stop_words_that_are_spacy_symbols():
+    # "aux" and "num" are symbols in spaCy's string store: their ids are not hashes
+    assert np.isin(words("aux num").ids, kwx_text._foreign_stops()).all()
+
+
 def test_the_screens_stop_words_are_spacys():
     # read from the lists' files, not imported: the same words as spaCy's own lists
     for language in kwx_text._SCREENED_LANGUAGES:
