@@ -35,8 +35,8 @@ without its source):
    outweighed its short post), unless the block holds the page's first ``<h1>`` (an
    empty one too: a logo's): then it is a layout's wrapper ("sticky-footer", "footerfix",
    "flex-wrap-footer": the page above the footer it pushes down; WCXB +0.15: forums
-   +0.8, collections +0.6, products and listings -0.2; the other sets within 0.1; 5
-   pages better by 0.02-0.93, 4 worse by 0.06-0.26, whose gold leaves out some of the
+   +0.8, collections +0.6, products and listings -0.2; the other sets within 0.1; 4
+   pages better by 0.74-0.93, 3 worse by 0.09-0.26, whose gold leaves out some of the
    text such a wrapper holds). So does text inside the HTML5 landmarks named in
    ``landmarks`` (``nav``, ``aside``, ``header``, ``footer``) that are not inside an
    ``article`` or ``main`` element (an article's own header stays): a header's "top
