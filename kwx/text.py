@@ -71,10 +71,11 @@ ENGLISH_STOP_SHARE = 0.2
 #: ...unless this share of its words or more are stop words of another language that
 #: English's list lacks ("und", "les", "que"): a German text can pass the screen above on
 #: words both languages have ("in", "an", "so", "also") or on a quoted English speech,
-#: and it is then identified. Chosen on the kept texts (``kwx extract``'s) of the same
-#: pages and of 1,000 dev pages that pass the screen above: in English, 99% under 0.05
-#: (21 of 2,410 at or over, all then identified as English); in German, 4 pages from
-#: 0.10 to 0.27 (2 then identified as German, whose keywords had "ich" and "eine").
+#: and it is then identified. Chosen (an ad hoc count) on the kept texts (``kwx
+#: extract``'s) of the same pages and of 1,000 dev pages that pass the screen above: in
+#: English, 99% under 0.05 (21 of 2,410 at or over, all then identified as English); in
+#: German, 4 pages from 0.10 to 0.27 (2 then identified as German, whose keywords had
+#: "ich" and "eine").
 FOREIGN_STOP_SHARE = 0.05
 #: The languages whose stop words :data:`FOREIGN_STOP_SHARE` counts: those of the
 #: non-English pages here that are written in Latin letters and share words with English.
