@@ -20,8 +20,10 @@ around each extractor call alone (it includes the extractor's own HTML parsing).
 **Held out** (``--heldout DIR``, the headline protocol): ``denoise`` scores each page with
 the main-content model trained without that page's source (``python -m
 corpora.train_main_content --heldout DIR``: one model per source left out, WCXB in
-domain-disjoint folds), so every ``denoise`` figure is on pages no model it used was
-trained on; trafilatura's set is no model's training data. Without ``--heldout``,
+domain-disjoint folds), and with the listing model trained without it when ``DIR`` has
+them (``python -m corpora.train_listing --heldout DIR``; without them, no step 8), so
+every ``denoise`` figure is on pages no model it used was trained on; trafilatura's set
+is no model's training data. Without ``--heldout``,
 ``denoise`` runs the shipped model, trained on every source but trafilatura's set: its
 figures on the other sets are then *training-data* figures.
 
@@ -77,14 +79,12 @@ from content_scoring import (
 )
 
 from corpora.content import ALL_SETS, WCXB, GoldPage, html_text, iter_content_pages
-from corpora.locate import corpus_path
-from corpora.sites import news_gold_texts
+from corpora.sites import NEWS_SITES, news_site_pages
+from corpora.train_listing import LISTING_INDEX
 from corpora.train_main_content import HELDOUT_INDEX, part_of, source_of_set
 from denoise.page import Page, site_of
-from denoise.reader import Skipped, read_pages
+from denoise.reader import Skipped
 
-#: The dev news sites' pages with a human extraction, as a set of their own.
-NEWS_SITES = "news-sites"
 #: Sets scored by WCXB's word measure (bags of words, no shingles).
 WORD_SCORED = frozenset({WCXB})
 
@@ -114,6 +114,10 @@ class HeldOut:
         self.folder = folder
         self.index = (json.loads((folder / HELDOUT_INDEX).read_text(encoding="utf-8"))
                       if folder is not None else {"models": {}})
+        listing = folder / LISTING_INDEX if folder is not None else None
+        # each part's listing model (corpora.train_listing); a part without one: no step 8
+        self.listing: dict[str, str] = (json.loads(listing.read_text(encoding="utf-8"))
+                                        if listing is not None and listing.exists() else {})
         self.params = params or {}
         self.models: dict[str | None, Any] = {}
         self.load = MainContentExtractor.load
@@ -135,24 +139,17 @@ class HeldOut:
         name = self.index["models"].get(part) if part is not None else None
         if name not in self.models:
             shipped = self.load()  # the shipped parameters, whatever a model's header says
-            loaded = (self.load(content=self.folder / name) if name and self.folder
-                      else shipped)
+            listing = self.listing.get(part) if part is not None else None
+            loaded = (self.load(content=self.folder / name,
+                                listing=self.folder / listing if listing else None,
+                                listing_step=listing is not None)
+                      if name and self.folder else shipped)
+            if self.folder is not None and not self.listing:  # no held-out listing models
+                loaded = replace(loaded, listing_model=None)
             params = {f.name: getattr(shipped, f.name) for f in fields(shipped)
-                      if f.name not in ("detector", "content_model")}
+                      if f.name not in ("detector", "content_model", "listing_model")}
             self.models[name] = replace(loaded, **{**params, **self.params})
         return self.models[name]
-
-
-def news_site_pages(limit: int | None) -> Iterable[GoldPage]:
-    """The dev news sites' pages with gold, ``limit`` of them evenly spread."""
-    gold = news_gold_texts()
-    pages = [p for p in read_pages([corpus_path("sites-dev-news.tar.xz")])
-             if not isinstance(p, Skipped) and p.id in gold and words(gold[p.id])]
-    if limit is not None and limit < len(pages):
-        pages = [pages[int(i * len(pages) / limit)] for i in range(limit)]
-    for page in pages:
-        yield GoldPage(set_name=NEWS_SITES, page_id=page.id, url=page.url, html=page.html,
-                       gold_text=gold[page.id], domain=page.site)
 
 
 def _trafilatura() -> Extract:

@@ -9,14 +9,16 @@ own reader, one folder a site.
 from __future__ import annotations
 
 import csv
+import re
 import tarfile
 from collections.abc import Iterator
 from pathlib import Path, PurePosixPath
 
-from corpora.content import decode_text
+from corpora.content import GoldPage, decode_text
 from corpora.locate import corpus_path
 from denoise.evaluate import xpath_main_text
 from denoise.page import Page
+from denoise.reader import Skipped, read_pages
 
 SITE_ARCHIVES = ("sites-dev-docs.tar.xz", "sites-dev-news.tar.xz")
 DOCS_XPATHS = "sites-dev-docs-main-xpath.tsv"
@@ -28,6 +30,22 @@ def docs_main_xpaths() -> dict[str, str]:
         rows = csv.DictReader(stream, delimiter="\t")
         return {row["site"]: row["main_content_xpath"] for row in rows
                 if row["main_content_xpath"] != "-"}
+
+
+#: The dev news sites' pages with gold, as a set of main-content pages.
+NEWS_SITES = "news-sites"
+
+
+def news_site_pages(limit: int | None = None) -> Iterator[GoldPage]:
+    """The dev news sites' pages with gold, ``limit`` of them evenly spread."""
+    gold = news_gold_texts()
+    pages = [p for p in read_pages([corpus_path("sites-dev-news.tar.xz")])
+             if not isinstance(p, Skipped) and p.id in gold and re.search(r"\w", gold[p.id])]
+    if limit is not None and limit < len(pages):
+        pages = [pages[int(i * len(pages) / limit)] for i in range(limit)]
+    for page in pages:
+        yield GoldPage(set_name=NEWS_SITES, page_id=page.id, url=page.url, html=page.html,
+                       gold_text=gold[page.id], domain=page.site)
 
 
 def news_gold_texts(archive: str | Path | None = None) -> dict[str, str]:

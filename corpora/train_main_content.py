@@ -20,7 +20,9 @@ snippets, not a main text, and is never trained on: it stays a test set.
 per WCXB fold: WCXB is one source of 1,295 domains, so it is held out in
 :data:`WCXB_FOLDS` domain-disjoint folds) into ``DIR`` with a ``heldout.json`` that
 says which model scores which page: what ``benchmarks/main_content.py --heldout DIR``
-reads to report every figure on pages no model it used was trained on.
+reads to report every figure on pages no model it used was trained on. The listing
+model of main-content mode's step 8 is trained on these held-out models' readings
+afterwards (:mod:`corpora.train_listing`).
 """
 
 from __future__ import annotations

@@ -109,6 +109,21 @@ def read_arrays(path: str | os.PathLike[str], kind: str, version: int, *,
     return header, arrays
 
 
+def linear_arrays(arrays: dict[str, np.ndarray], intercept: object, width: int,
+                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
+    """A standardized linear model's ``mean``, ``scale`` and ``coef`` arrays (one value
+    a feature, ``width`` features) and its intercept, checked: finite, scales positive.
+    Raises KeyError, TypeError or ValueError (the caller names its file)."""
+    mean, scale, coef = (arrays[name].astype(np.float64) for name in ("mean", "scale", "coef"))
+    if not all(a.shape == (width,) for a in (mean, scale, coef)):
+        raise ValueError("coefficients do not match the features")
+    value = float(intercept)  # type: ignore[arg-type]
+    if not (np.isfinite(coef).all() and np.isfinite(mean).all() and (scale > 0).all()
+            and math.isfinite(value)):
+        raise ValueError("coefficients must be finite, scales positive")
+    return mean, scale, coef, value
+
+
 def _read_npz(handle: IO[bytes], source: str, what: str, max_bytes: int
               ) -> dict[str, np.ndarray]:
     """The arrays of the open file ``handle``, each checked before it is decompressed."""

@@ -83,6 +83,16 @@ without its source):
    -0.2 (with step 2 off in the third read too, Dragnet -1.3); but a documentation
    page's copyright line replaced its one-line intro. The condition then: listings
    +1.0, collections -0.6, CleanEval final -0.3, trafilatura's set -0.1, Dragnet +0.1.
+8. Listings: a page whose reading keeps under half its text (:data:`LISTING_GATE`) is
+   read once more with every block as content, no link-density step, and short linked
+   blocks (:data:`MENU_CHARS`) dropped as menu entries: the *items reading* of a news
+   front page, a shop's best sellers, a topic's index, whose items the models score as
+   an article's "related stories". A small model (:mod:`denoise.listing`, trained on
+   held-out readings by :mod:`corpora.train_listing`) says which reading to return; the
+   items reading must hold :data:`LISTING_HOLDS` of the first (it extends it rather
+   than replacing it). Held out (``benchmarks/RESULTS.md``): WCXB's listings and collections
+   +3.3 and +6.6 F1, past trafilatura's; Dragnet -0.1 (blog posts whose sidebars the
+   items reading adds), trafilatura's and readability's sets -0.2.
 
 The parameters live in the main-content model's header
 (:data:`corpora.train_main_content.PARAMS`); how they were chosen, each source's
@@ -101,6 +111,7 @@ from denoise.arguments import expect_page, expect_text
 from denoise.blocks import DomShape, PageBlocks, tags_among
 from denoise.detector import FALLBACK_MARGIN, PageScores, TemplateDetector, block_lines
 from denoise.features import CUES, FEATURE_NAMES, PageFeatures, extract
+from denoise.listing import LISTING_FEATURES, ListingModel
 from denoise.model import ModelError, TemplateModel
 from denoise.page import Page, site_of
 from denoise.shipped import shipped
@@ -133,11 +144,29 @@ TITLES = frozenset({"h1"})
 #: The least text the scores keep outside the landmarks of a page whose landmarks hold
 #: half its text for those landmarks to go: under it, the page is wrapped in them.
 WRAPPED_OUTSIDE = 500
+#: The items reading (step 8) is looked at only when the reading keeps less than this
+#: share of the page's text: a cost bound, 38% of the main-content sources' pages,
+#: holding 84% of what taking the better reading on each would gain (an ad hoc count on
+#: held-out readings, before the items reading dropped menu entries).
+LISTING_GATE = 0.5
+#: The least share of the reading's text the items reading must hold to be taken: it
+#: extends the reading to the items around it rather than replacing it (as step 7's
+#: third reading, which must hold all); a blog post's items reading otherwise won the
+#: sidebar's archive links.
+LISTING_HOLDS = 0.9
+#: The items reading's menu entries (``menu_chars``): a linked block shorter than this is
+#: a menu's one to three words, an item's linked title is longer.
+MENU_CHARS = 30
 
 
 def main_content_model_path() -> Path:
     """The main-content model shipped with the package."""
     return shipped("main_content.npz")
+
+
+def listing_model_path() -> Path:
+    """The listing model shipped with the package (:mod:`denoise.listing`)."""
+    return shipped("main-content-listing.npz")
 
 
 @dataclass(frozen=True)
@@ -174,6 +203,12 @@ class MainContentExtractor:
         the re-read kept if it keeps more (see module doc); 0 never.
     landmarks : HTML5 landmark tags whose text outside any ``article`` or ``main`` is
         dropped (see module doc); () keeps it.
+    menu_chars : a block mostly of anchor text (over :data:`LINKED_HEADING`) with fewer
+        characters than this is a menu entry ("Home", "Art History") and dropped, the
+        link-density limit aside (the items reading's menus, step 8); 0 never.
+    listing_model : tells a listing from an article (:mod:`denoise.listing`): when it
+        says the page's items reading is the better, that reading is taken (step 8);
+        None never.
     """
 
     detector: TemplateDetector
@@ -192,13 +227,15 @@ class MainContentExtractor:
     tail: int = 0
     short: int = 0
     landmarks: tuple[str, ...] = ()
+    listing_model: ListingModel | None = None
+    menu_chars: int = 0
 
     def __post_init__(self) -> None:
         for name in ("weight", "threshold", "link_density", "spread"):
             value = getattr(self, name)
             if not 0.0 <= value <= 1.0:
                 raise ValueError(f"{name} must be in [0, 1], got {value!r}")
-        for name in ("tail", "short"):
+        for name in ("tail", "short", "menu_chars"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 0:
                 raise ValueError(f"{name} must be a count of characters >= 0, got {value!r}")
@@ -211,10 +248,16 @@ class MainContentExtractor:
             raise ValueError(f"landmarks must be tag names, got {self.landmarks!r}")
 
     @classmethod
-    def load(cls, template: str | Path | None = None,
-             content: str | Path | None = None) -> MainContentExtractor:
-        """The shipped (or given) models, with the parameters stored with the content model."""
+    def load(cls, template: str | Path | None = None, content: str | Path | None = None,
+             listing: str | Path | None = None, *, listing_step: bool = True,
+             ) -> MainContentExtractor:
+        """The shipped (or given) models, with the parameters stored with the content model;
+        ``listing_step=False``: without step 8 (no listing model read)."""
+        if listing is not None and not listing_step:
+            raise ValueError("a listing model was given with listing_step=False")
         detector = TemplateDetector.load(template)
+        listing_model = ListingModel.load(listing if listing is not None
+                                          else listing_model_path()) if listing_step else None
         source = content if content is not None else main_content_model_path()
         model = TemplateModel.load(source)
         header = model.header_
@@ -225,7 +268,7 @@ class MainContentExtractor:
         try:
             params = {**params, **{name: tuple(params[name]) for name in ("furniture", "landmarks")
                                    if isinstance(params.get(name), list)}}
-            return cls(detector, model, **params)
+            return cls(detector, model, **params, listing_model=listing_model)
         except (TypeError, ValueError) as error:
             raise ModelError(str(source), f"corrupt main-content parameters ({error})") from None
 
@@ -254,13 +297,43 @@ class MainContentExtractor:
         """:meth:`kept_chunks`, and whether the page fell back to the blocks that look
         least like boilerplate (every block scored as boilerplate, or all the text
         below the threshold was links)."""
+        keep, fallback = self._read(scores)
+        if self.listing_model is None:
+            return keep, fallback
+        items = self.items_reading(scores, keep)
+        if items is None or not self.listing_model.is_listing(
+                listing_row(scores, keep, items[0]))[0]:
+            return keep, fallback
+        return items[0], items[1] or fallback
+
+    def items_reading(self, scores: PageScores, keep: np.ndarray,
+                      ) -> tuple[np.ndarray, bool] | None:
+        """Step 8's other reading of a page whose reading kept ``keep``: every block as
+        content, no link-density step (and whether it fell back); None when ``keep``
+        holds :data:`LISTING_GATE` of the page's text or more, or when that reading
+        holds less than :data:`LISTING_HOLDS` of ``keep``."""
+        chars = scores.features.blocks.chunk_chars()
+        kept = int((chars * keep).sum())
+        if kept >= LISTING_GATE * int(chars.sum()):
+            return None
+        items = replace(self, link_density=1.0, menu_chars=MENU_CHARS, short=0)._read(
+            replace(scores, threshold=np.inf))
+        if int((chars * (keep & items[0])).sum()) < LISTING_HOLDS * kept:
+            return None  # another region: a blog's sidebar of archive links, not its items
+        return items
+
+    def _read(self, scores: PageScores) -> tuple[np.ndarray, bool]:
+        """Steps 1 to 7 (module doc): :meth:`kept` before the listing step."""
         features = scores.features
         blocks = features.blocks
         if not len(features.nodes):
             return scores.content_chunks(), False
         node = features.node_of_block()[blocks.chunk_block]
         linky = np.append(features.matrix[:, _ANCHOR] > self.link_density, False)[node]
-        menus = _anchor_shares(blocks) > self.link_density
+        shares = _anchor_shares(blocks)
+        menus = shares > self.link_density
+        if self.menu_chars:
+            menus |= (shares > LINKED_HEADING) & (_block_chars(blocks) < self.menu_chars)
         if self.linked_headings:
             menus &= ~blocks.has_tag(HEADINGS)
         linky |= np.append(menus, False)[blocks.chunk_block]
@@ -316,10 +389,10 @@ class MainContentExtractor:
         taken when it keeps more. The third reading only when it holds all of ``keep``:
         it extends the first reading, never replaces it (a docs page's copyright line
         outweighed its one-line intro)."""
-        again, again_fallback = replace(self, link_density=1.0, short=0).kept(scores)
+        again, again_fallback = replace(self, link_density=1.0, short=0)._read(scores)
         again_chars = int((chars * again).sum())
         if again_chars < self.short:  # the scores took the items too
-            third, third_fallback = replace(self, short=0).kept(
+            third, third_fallback = replace(self, short=0)._read(
                 replace(scores, threshold=np.inf))
             third_chars = int((chars * third).sum())
             if not (keep & ~third).any() and third_chars > again_chars:
@@ -498,6 +571,12 @@ def _without_copies(features: PageFeatures, keep: np.ndarray) -> np.ndarray:
     return keep
 
 
+def _block_chars(blocks: PageBlocks) -> np.ndarray:
+    """Per block (scored or not): the characters of its text."""
+    total = np.concatenate(([0], np.cumsum(blocks.chunk_chars())))
+    return total[blocks.spans[:, 1]] - total[blocks.spans[:, 0]]
+
+
 def _anchor_shares(blocks: PageBlocks) -> np.ndarray:
     """Per block (scored or not): the share of its text in anchors."""
     chars = blocks.chunk_chars()
@@ -506,6 +585,46 @@ def _anchor_shares(blocks: PageBlocks) -> np.ndarray:
     spans = blocks.spans
     return (anchor[spans[:, 1]] - anchor[spans[:, 0]]) / np.maximum(
         total[spans[:, 1]] - total[spans[:, 0]], 1)
+
+
+def listing_row(scores: PageScores, first: np.ndarray, items: np.ndarray) -> np.ndarray:
+    """The features (:data:`denoise.listing.LISTING_FEATURES`, one row) of a page's two
+    readings: ``first`` the article reading's chunks, ``items`` the items reading's."""
+    blocks = scores.features.blocks
+    chars = blocks.chunk_chars().astype(np.float64)
+    page = max(float(chars.sum()), 1.0)
+    kept = {}
+    for name, keep in (("first", first), ("items", items)):
+        total = float((chars * keep).sum())
+        inside = keep & (blocks.chunk_block >= 0)
+        held = np.zeros(len(blocks), dtype=bool)
+        held[blocks.chunk_block[inside]] = True
+        kept[name] = (total, float((chars * keep * blocks.chunk_in_link).sum()) / max(total, 1.0),
+                      held)
+    (first_chars, first_links, first_held), (items_chars, items_links, items_held) = (
+        kept["first"], kept["items"])
+    headings = items_held & blocks.has_tag(HEADINGS)
+    linked = headings & (_anchor_shares(blocks) > LINKED_HEADING)
+    first_blocks, item_blocks = int(first_held.sum()), int(items_held.sum())
+    comments = float((chars * items * _named_chunks(scores.features, ("comments",))).sum())
+    # how boilerplate the models found what each reading keeps: an article scores as
+    # content, the menus an article's items reading adds score high, a listing's items less
+    chunk_scores = np.append(scores.block_scores, 0.0)[blocks.chunk_block] * chars
+    added = items & ~first
+    first_score = float(chunk_scores[first].sum()) / max(first_chars, 1.0)
+    added_score = float(chunk_scores[added].sum()) / max(float(chars[added].sum()), 1.0)
+    row = (np.log1p(first_chars), np.log1p(items_chars), np.log1p(page),
+           first_chars / max(items_chars, 1.0),
+           float((chars * (first & items)).sum()) / max(first_chars, 1.0),
+           first_chars / page, items_chars / page,
+           first_links, items_links, np.log1p(headings.sum()),
+           linked.sum() / max(int(headings.sum()), 1),
+           np.log1p(first_blocks), np.log1p(item_blocks),
+           np.log1p(first_chars / max(first_blocks, 1)),
+           np.log1p(items_chars / max(item_blocks, 1)), comments / max(items_chars, 1.0),
+           float((chars * scores.content_chunks()).sum()) / page,
+           float(scores.scores.mean()) if len(scores.scores) else 0.0, first_score, added_score)
+    return np.array([row], dtype=np.float64).reshape(1, len(LISTING_FEATURES))
 
 
 @lru_cache(maxsize=1)

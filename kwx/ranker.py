@@ -26,7 +26,7 @@ from typing import Self
 
 import numpy as np
 
-from denoise.arrayfile import ModelError, read_arrays, write_arrays
+from denoise.arrayfile import ModelError, linear_arrays, read_arrays, write_arrays
 from denoise.errors import not_fitted
 from denoise.forest import checked_forest, flatten_forest, forest_proba
 from kwx.features import FEATURE_NAMES
@@ -180,17 +180,9 @@ class KeywordRanker:
         try:
             ranker = cls(**dict(header["params"]))
             ranker._check_params()
-            ranker.mean_, ranker.scale_, ranker.coef_ = (
-                arrays["mean"].astype(np.float64), arrays["scale"].astype(np.float64),
-                arrays["coef"].astype(np.float64))
-            ranker.intercept_ = float(header["intercept"])
+            ranker.mean_, ranker.scale_, ranker.coef_, ranker.intercept_ = linear_arrays(
+                arrays, header["intercept"], len(FEATURE_NAMES))
             ranker.n_examples_ = int(header.get("n_examples", 0))
-            width = (len(FEATURE_NAMES),)
-            if not all(a.shape == width for a in (ranker.mean_, ranker.scale_, ranker.coef_)):
-                raise ValueError("coefficients do not match the features")
-            if not (np.isfinite(ranker.coef_).all() and np.isfinite(ranker.mean_).all()
-                    and (ranker.scale_ > 0).all() and np.isfinite(ranker.intercept_)):
-                raise ValueError("coefficients must be finite, scales positive")
             ranker.forest_ = checked_forest(
                 {key: arrays[f"forest_{key}"] for key in _FOREST},
                 len(FEATURE_NAMES)) if header.get("forest") is True else None

@@ -336,8 +336,10 @@ def test_a_page_of_links_is_read_again_when_little_is_left():
     # moves some across it): at 0.7 the model takes every item for content. The intro
     # is what the first reading keeps (without it, nothing is left but links, and the
     # fallback, not the re-read, would keep them).
-    before = sum(name in main_text(item, short=0, threshold=0.7) for name in items)
-    after = sum(name in main_text(item, threshold=0.7) for name in items)
+    # Without step 8, whose items reading would keep them too.
+    before = sum(name in main_text(item, short=0, threshold=0.7, listing_model=None)
+                 for name in items)
+    after = sum(name in main_text(item, threshold=0.7, listing_model=None) for name in items)
     assert before <= 1 and after > before + 2
 
 
@@ -380,6 +382,36 @@ def test_a_short_listing_is_read_a_third_time_with_every_block_as_content():
     assert len(main_text(item, short=0)) < default_extractor().short
     text = main_text(item)
     assert all(teaser in text for _, teaser in items) and "Sport" not in text
+
+
+def test_a_front_page_of_teasers_is_read_as_a_listing():
+    # Each card a link holding its headline and teaser: the models keep the first card,
+    # drop the others as an article's "related stories", and keep the site's menu; the
+    # items reading keeps every card and drops the menu's short links, and the listing
+    # model takes it (step 8).
+    heads = ["Council backs lighthouse budget after long debate",
+             "Ferry timetable changes for the summer season",
+             "New harbour master named after a long search",
+             "Fish market reopens after the winter refit",
+             "Sea wall survey begins next week on the old stones",
+             "Lifeboat crew rescues two sailors off the point",
+             "Harbour festival returns with tall ships in June",
+             "Storm damage repairs to cost more than planned",
+             "Pier cafe wins award for its fish soup",
+             "School pupils paint mural on the quay wall",
+             "Marina berth fees to rise by five per cent",
+             "Old customs house to become a museum"]
+    cards = "".join(f'<div class="promo"><a href="/news/{i}"><h3>{head}</h3><p>Councillors '
+                    f"and harbour users gave their views on the plans this week.</p></a></div>"
+                    for i, head in enumerate(heads))
+    item = page('<div id="main"><h1>Harbour news</h1><p>The latest stories from the harbour '
+                f'and the coast, updated every morning.</p><div class="latest">{cards}</div>'
+                '</div><div class="footer"><p>Harbour Gazette, 1 Quay Street.</p></div>',
+                "index.html")
+    article_reading = main_text(item, listing_model=None)
+    assert heads[0] in article_reading and heads[5] not in article_reading
+    text = main_text(item)
+    assert all(head in text for head in heads) and "Sport" not in text
 
 
 @pytest.mark.xfail(strict=True, reason="a short page is read again without the link-density "
