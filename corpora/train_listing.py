@@ -7,18 +7,21 @@ Run: python -m corpora.train_main_content --heldout DIR      # the held-out mode
 Each page with a gold main text (the content-dev sets but trafilatura's, WCXB's
 development split, the dev news sites) is read twice by the main-content model that
 never saw its source (``DIR``): the article reading and the items reading
-(:mod:`denoise.listing`, step 8 of :mod:`denoise.main_content`). Its row is labelled by
-which reading's words match the gold better (F1 over bags of words), weighted by the
-difference; a page the article reading already covers
-(:data:`denoise.main_content.LISTING_GATE`) gives no
-row, as it gets no choice. Held-out readings rather than the final model's: on a site
-it never saw, the article reading misses as it does here, not as on its own training
-pages.
+(:mod:`denoise.listing`, step 8 of :mod:`denoise.main_content`), with the shipped
+extractor's parameters. Its row is labelled by which reading's words match the gold
+better (F1 over bags of ``\\w+`` words, WCXB's measure), weighted by the difference; a
+page the article reading already covers (:data:`denoise.main_content.LISTING_GATE`)
+gives no row, as it gets no choice. Held-out readings rather than the final model's: on
+a site it never saw, the article reading misses as it does here, not as on its own
+training pages.
 
-Into ``DIR`` go one listing model per held-out part (trained on the other parts' pages)
-and ``listing.json`` naming them, which ``benchmarks/main_content.py --heldout DIR``
-reads; the printed table is each part's word F1 with its own held-out choice. ``--out``
-gets the model trained on every page.
+The decision threshold (:data:`THRESHOLDS`) is the one with the best mean gain over
+the sets (:func:`best_threshold`), on probabilities each from a model that never saw
+the page's part. Into ``DIR`` go one listing model per held-out part, trained on the
+other parts' pages at a threshold chosen on them alone, and ``listing.json`` naming
+them, which ``benchmarks/main_content.py --heldout DIR`` reads; the printed table is
+each group's word-F1 gain from its part's model. ``--out`` gets the model trained on
+every page, at the threshold chosen on all parts.
 """
 
 from __future__ import annotations

@@ -95,3 +95,11 @@ def test_the_shipped_model_reads_and_says_what_it_was_trained_on():
     header, _ = read_arrays(listing_model_path(), FORMAT_KIND, FORMAT_VERSION,
                             what="listing model", rebuild="")
     assert 0 < model.threshold < 1 and header["training"]["pages"] > 1000
+
+
+def test_a_listing_model_given_without_the_step_is_refused(tmp_path):
+    from denoise.main_content import MainContentExtractor
+
+    with pytest.raises(ValueError, match="listing_step=False"):
+        MainContentExtractor.load(listing=tmp_path / "listing.npz", listing_step=False)
+    assert MainContentExtractor.load(listing_step=False).listing_model is None
