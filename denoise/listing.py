@@ -11,8 +11,8 @@ steps still choosing), keeps the items and ruins an article. On WCXB's developme
 split, read by held-out models, taking the better of the two on each page would lift
 listings from 58.9 to 79.1 F1 and collections from 54.9 to 69.7 (an ad hoc script, not
 a benchmark command); a fixed rule on the ratio of what the two keep
-(``benchmarks/RESULTS.md``) gained a third of that on listings and lost on Dragnet's
-blog posts, whose items reading adds the sidebars.
+(``benchmarks/RESULTS.md``) gained at most a third of that on listings and lost on
+Dragnet's blog posts, whose items reading adds the sidebars.
 
 So a small model chooses: a logistic regression over the two readings (how much each
 keeps, of the page and of each other, the share of it in anchors, headings and linked
