@@ -579,12 +579,9 @@ def _block_chars(blocks: PageBlocks) -> np.ndarray:
 
 def _anchor_shares(blocks: PageBlocks) -> np.ndarray:
     """Per block (scored or not): the share of its text in anchors."""
-    chars = blocks.chunk_chars()
-    anchor = np.concatenate(([0], np.cumsum(chars * blocks.chunk_in_link)))
-    total = np.concatenate(([0], np.cumsum(chars)))
+    anchor = np.concatenate(([0], np.cumsum(blocks.chunk_chars() * blocks.chunk_in_link)))
     spans = blocks.spans
-    return (anchor[spans[:, 1]] - anchor[spans[:, 0]]) / np.maximum(
-        total[spans[:, 1]] - total[spans[:, 0]], 1)
+    return (anchor[spans[:, 1]] - anchor[spans[:, 0]]) / np.maximum(_block_chars(blocks), 1)
 
 
 def listing_row(scores: PageScores, first: np.ndarray, items: np.ndarray) -> np.ndarray:
@@ -593,16 +590,16 @@ def listing_row(scores: PageScores, first: np.ndarray, items: np.ndarray) -> np.
     blocks = scores.features.blocks
     chars = blocks.chunk_chars().astype(np.float64)
     page = max(float(chars.sum()), 1.0)
-    kept = {}
-    for name, keep in (("first", first), ("items", items)):
+
+    def reading(keep: np.ndarray) -> tuple[float, float, np.ndarray]:
+        """Its characters, their share in anchors, and per block: holding some of it."""
         total = float((chars * keep).sum())
-        inside = keep & (blocks.chunk_block >= 0)
         held = np.zeros(len(blocks), dtype=bool)
-        held[blocks.chunk_block[inside]] = True
-        kept[name] = (total, float((chars * keep * blocks.chunk_in_link).sum()) / max(total, 1.0),
-                      held)
-    (first_chars, first_links, first_held), (items_chars, items_links, items_held) = (
-        kept["first"], kept["items"])
+        held[blocks.chunk_block[keep & (blocks.chunk_block >= 0)]] = True
+        return total, float((chars * keep * blocks.chunk_in_link).sum()) / max(total, 1.0), held
+
+    first_chars, first_links, first_held = reading(first)
+    items_chars, items_links, items_held = reading(items)
     headings = items_held & blocks.has_tag(HEADINGS)
     linked = headings & (_anchor_shares(blocks) > LINKED_HEADING)
     first_blocks, item_blocks = int(first_held.sum()), int(items_held.sum())
