@@ -936,11 +936,11 @@ def text_keys(str text, const long long[:] chunk_starts, const long long[:] chun
 
 
 # Class / id words that hint at a block's role, one bit a group (see denoise.features).
-DEF N_CUES = 40  # noqa
+DEF N_CUES = 47  # noqa
 cdef const char* _CUE_WORDS[N_CUES]
-_CUE_WORDS[:] = [b"nav", b"menu", b"breadcrumb", b"toolbar", b"skip", b"pagination", b"pager", b"footer", b"copyright", b"legal", b"header", b"masthead", b"banner", b"logo", b"sidebar", b"aside", b"widget", b"related", b"rail", b"advert", b"sponsor", b"promo", b"social", b"share", b"subscribe", b"newsletter", b"cookie", b"comment", b"reply", b"content", b"article", b"main", b"post", b"entry", b"story", b"text", b"body", b"search", b"login", b"signin"]
+_CUE_WORDS[:] = [b"nav", b"menu", b"breadcrumb", b"toolbar", b"skip", b"pagination", b"pager", b"footer", b"copyright", b"legal", b"header", b"masthead", b"banner", b"logo", b"sidebar", b"aside", b"widget", b"related", b"rail", b"advert", b"sponsor", b"promo", b"social", b"share", b"subscribe", b"newsletter", b"cookie", b"comment", b"reply", b"content", b"article", b"main", b"post", b"entry", b"story", b"text", b"body", b"search", b"login", b"signin", b"cookie", b"consent", b"gdpr", b"dsgvo", b"popup", b"modal", b"overlay"]
 cdef int _CUE_BITS[N_CUES]
-_CUE_BITS[:] = [0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3, 3, 4, 4, 4, 4, 4, 4, 4, 4, 5, 5, 6, 6, 6, 6, 6, 6, 6, 6, 7, 7, 7]
+_CUE_BITS[:] = [0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3, 3, 4, 4, 4, 4, 4, 4, 4, 4, 5, 5, 6, 6, 6, 6, 6, 6, 6, 6, 7, 7, 7, 8, 8, 8, 8, 8, 8, 8]
 
 
 cdef inline unsigned int _fnv(const unsigned char* s, Py_ssize_t n) noexcept nogil:
@@ -1067,7 +1067,7 @@ cdef unsigned int _cues_of(const unsigned char* value) noexcept nogil:
 cdef struct _Markup:
     int* sizes
     cnp.uint32_t* hosts
-    cnp.uint8_t* cues
+    cnp.uint16_t* cues
     Py_ssize_t capacity
 
 
@@ -1082,10 +1082,10 @@ cdef int _grow(_Markup* out, Py_ssize_t wanted) except -1:
     if hosts is NULL:
         raise MemoryError()
     out.hosts = <cnp.uint32_t*>hosts
-    cdef void* cues = PyMem_Realloc(out.cues, capacity)
+    cdef void* cues = PyMem_Realloc(out.cues, capacity * sizeof(cnp.uint16_t))
     if cues is NULL:
         raise MemoryError()
-    out.cues = <cnp.uint8_t*>cues
+    out.cues = <cnp.uint16_t*>cues
     out.capacity = capacity
     return 0
 
@@ -1101,7 +1101,7 @@ def markup_stats(root):
     cdef const unsigned char* value
     cdef Py_ssize_t index = 0
     cdef Py_ssize_t size, name_size
-    cdef cnp.uint8_t cues
+    cdef cnp.uint16_t cues
     cdef cnp.uint32_t host
     cdef _Markup out
     out.sizes = NULL
@@ -1125,7 +1125,7 @@ def markup_stats(root):
                 size += strlen(<const char*>attr.name) + strlen(<const char*>value) + 4
                 if (strncmp(<const char*>attr.name, "class", 6) == 0
                         or strncmp(<const char*>attr.name, "id", 3) == 0):
-                    cues |= _cues_of(value)
+                    cues |= <cnp.uint16_t>_cues_of(value)
                 elif (name_size == 1 and node.name[0] == 97
                       and strncmp(<const char*>attr.name, "href", 5) == 0):
                     host = _host_hash(value)
@@ -1137,11 +1137,11 @@ def markup_stats(root):
             node = _next_element(node, start)
         bytes_a = np.empty(index, dtype=np.int32)
         hosts_a = np.empty(index, dtype=np.uint32)
-        cues_a = np.empty(index, dtype=np.uint8)
+        cues_a = np.empty(index, dtype=np.uint16)
         if index:
             memcpy(cnp.PyArray_DATA(bytes_a), out.sizes, index * sizeof(int))
             memcpy(cnp.PyArray_DATA(hosts_a), out.hosts, index * sizeof(cnp.uint32_t))
-            memcpy(cnp.PyArray_DATA(cues_a), out.cues, index)
+            memcpy(cnp.PyArray_DATA(cues_a), out.cues, index * sizeof(cnp.uint16_t))
     finally:
         PyMem_Free(out.sizes)
         PyMem_Free(out.hosts)

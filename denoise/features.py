@@ -88,6 +88,11 @@ OWN_TAGS = {
 }
 #: Families of class / id words the compiled pass recognises (bit order).
 CUES = ("navigation", "footer", "header", "sidebar", "promotion", "comments", "content", "search")
+#: The cue bit past :data:`CUES` that no model reads: class / id words of a dialog laid
+#: over the page (a cookie or consent notice, a pop-up, a modal), which main-content mode
+#: drops (:attr:`PageFeatures.dialogs`). Not a feature column: one would mean retraining
+#: every model for what one rule of main-content mode does.
+DIALOG_BIT = len(CUES)
 #: Typographic marks beyond ASCII: guillemets, bullets, dashes, quotes, ellipsis.
 _MARKS = "\u00ab\u00bb\u00b7\u2022\u2013\u2014\u201c\u201d\u2018\u2019\u2026"
 _PUNCTUATION = frozenset(string.punctuation + _MARKS)
@@ -126,6 +131,7 @@ class PageFeatures:
     words: list[str]  # the page's distinct words: lower case, punctuation trimmed ("" too)
     token_ids: np.ndarray  # int64 per word of the page text, in order: index into ``words``
     token_spans: np.ndarray  # int64 (nodes, 2): each node's range of ``token_ids``
+    dialogs: np.ndarray  # bool per node: its own class or id names a dialog (DIALOG_BIT)
 
     def __len__(self) -> int:
         return len(self.nodes)
@@ -161,7 +167,8 @@ def parse_blocks(page: Page) -> tuple[DomIndex, PageBlocks, tuple[np.ndarray, ..
 
 
 def markup_stats(root: etree._Element) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Per element in walk order: markup bytes, link host hash, class / id cue bits."""
+    """Per element in walk order: markup bytes, link host hash, class / id cue bits
+    (``uint16``: :data:`CUES` and :data:`DIALOG_BIT`)."""
     if _compiled is not None:
         return _compiled.markup_stats(root)
     return markup_stats_python(root)
@@ -183,7 +190,7 @@ def markup_stats_python(root: etree._Element) -> tuple[np.ndarray, np.ndarray, n
         hosts.append(host)
         cues.append(bits)
     return (np.array(sizes, dtype=np.int32), np.array(hosts, dtype=np.uint32),
-            np.array(cues, dtype=np.uint8))
+            np.array(cues, dtype=np.uint16))
 
 
 _CUE_WORDS = (
@@ -195,11 +202,14 @@ _CUE_WORDS = (
     (4, "newsletter"), (4, "cookie"), (5, "comment"), (5, "reply"), (6, "content"),
     (6, "article"), (6, "main"), (6, "post"), (6, "entry"), (6, "story"),
     (6, "text"), (6, "body"), (7, "search"), (7, "login"), (7, "signin"),
+    (8, "cookie"), (8, "consent"), (8, "gdpr"), (8, "dsgvo"), (8, "popup"), (8, "modal"),
+    (8, "overlay"),
 )
 
 
 def cue_bits(value: str) -> int:
-    """Cue-family bits of one ``class`` or ``id`` value (substrings, lower case)."""
+    """Cue-family bits of one ``class`` or ``id`` value (substrings, lower case): the
+    :data:`CUES` families' and :data:`DIALOG_BIT`."""
     low = value.encode("utf-8", "replace")[:255].lower()
     bits = 0
     for bit, word in _CUE_WORDS:
@@ -429,9 +439,13 @@ def page_features(dom: DomIndex, blocks: PageBlocks,
         rows = _rows_python(dom, blocks, markup, nodes, stats, page_host)
     matrix, images = rows
     areas = (ends - starts).astype(np.float64) + IMAGE_AREA * images
+    elements = blocks.elements[nodes]
+    own_cues = np.where(elements >= 0, markup[2][np.maximum(elements, 0)], 0) if n else \
+        np.zeros(0, dtype=np.uint16)
     return PageFeatures(blocks=blocks, nodes=nodes, parents=parents,
                         weights=weights, areas=areas, matrix=matrix, words=words_list,
-                        token_ids=token_ids, token_spans=token_spans.astype(np.int64))
+                        token_ids=token_ids, token_spans=token_spans.astype(np.int64),
+                        dialogs=(own_cues >> DIALOG_BIT & 1).astype(bool))
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -463,7 +477,7 @@ def _rows_compiled(dom: DomIndex, blocks: PageBlocks,
         dom.tag_ids.astype(int32, copy=False), dom.parents.astype(int32, copy=False),
         dom.depths.astype(int32, copy=False), dom.lines.astype(int32, copy=False),
         markup_bytes.astype(int32, copy=False), link_hosts.astype(np.uint32, copy=False),
-        cues.astype(np.uint8, copy=False), _family_lut(vocab, "tag"),
+        (cues & 0xFF).astype(np.uint8), _family_lut(vocab, "tag"),
         _family_lut(vocab, "own"), vocab.index("a") if "a" in vocab else -1,
         vocab.index("img") if "img" in vocab else -1, page_host,
         blocks.chunk_starts.astype(np.int64, copy=False),
@@ -523,6 +537,7 @@ def _rows_python(dom: DomIndex, blocks: PageBlocks,
     tag_shares = inside[:, 5:-1] / element_count[:, None]
     own_family = _family_lut(vocab, "own")[tag_ids[elements]]
     own = np.eye(len(OWN_TAGS) + 1)[own_family][:, :-1]  # family -1: no column set
+    cues = (cues & 0xFF).astype(np.uint8)  # the CUES families: the dialog bit is no column
     cue_bits_ = np.stack((cues[elements], or_down(dom.parents, cues)[elements]), axis=1)
     cue_columns = np.unpackbits(cue_bits_[:, :, None], axis=2, bitorder="little")
     cue_columns = cue_columns[:, :, : len(CUES)].reshape(n, 2 * len(CUES))

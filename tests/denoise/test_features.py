@@ -8,6 +8,7 @@ from denoise import features
 from denoise.errors import PageError
 from denoise.features import (
     CUES,
+    DIALOG_BIT,
     FEATURE_NAMES,
     IMAGE_AREA,
     cue_bits,
@@ -141,6 +142,31 @@ def test_cue_bits_find_class_and_id_words():
     assert cue_bits("nav footer") == bit["navigation"] | bit["footer"]
     assert cue_bits("") == 0
     assert cue_bits("xyz q") == 0
+
+
+def test_cue_bits_name_dialogs_past_the_model_families():
+    dialog = 1 << DIALOG_BIT
+    assert len(CUES) == DIALOG_BIT
+    assert cue_bits("c-modal-overlay") == dialog
+    assert cue_bits("update-browser-popup") == dialog
+    assert cue_bits("cookie-notice") == dialog | 1 << CUES.index("promotion")
+    assert cue_bits("modal-content") == dialog | 1 << CUES.index("content")
+
+
+def test_a_dialog_s_class_marks_the_block_but_no_feature_column():
+    notice = ('<div class="cookie-notice"><p>This site uses cookies to measure how often '
+              "each page is read and which links are followed.</p></div>")
+    story = "The river stone was found by the ford. " * 4
+    body = f'{notice}<div class="story"><p>{story}</p></div>'
+    plain = extract(page_of(f"<html><body>{body}</body></html>"))
+    renamed = extract(page_of(
+        f"<html><body>{body.replace('cookie-notice', 'promos-notice')}</body></html>"))
+    marked = plain.nodes[plain.dialogs]
+    assert [plain.blocks.tags[int(node)] for node in marked] == ["div"]
+    assert plain.blocks.block_text(int(marked[0])).startswith("This site uses cookies")
+    assert not renamed.dialogs.any()
+    # the same markup bytes, both in the promotion family: the same rows
+    assert np.array_equal(plain.matrix, renamed.matrix)
 
 
 # --- the feature matrix -----------------------------------------------------------------
