@@ -21,7 +21,11 @@ the page's part. Into ``DIR`` go one listing model per held-out part, trained on
 other parts' pages at a threshold chosen on them alone, and ``listing.json`` naming
 them, which ``benchmarks/main_content.py --heldout DIR`` reads; the printed table is
 each group's word-F1 gain from its part's model. ``--out`` gets the model trained on
-every page, at the threshold chosen on all parts.
+every page, at the median of the parts' thresholds (:func:`median_threshold`): the
+best threshold on all parts' probabilities was a near tie (mean gains 0.114 and 0.118
+points at 0.6 and 0.7) that flipped 0.6 -> 0.7 -> 0.5 with main-content rules that moved
+no set's held-out figure by more than 0.3, while the median of the ten parts' choices
+stayed 0.6.
 """
 
 from __future__ import annotations
@@ -182,6 +186,12 @@ def best_threshold(rows: list[Reading], probabilities: np.ndarray,
         set_gains(rows, probabilities, t, pages).values())))
 
 
+def median_threshold(thresholds: list[float]) -> float:
+    """The lower median of the parts' thresholds: one of them, and stable where the
+    best threshold on all parts is a near tie."""
+    return sorted(thresholds)[(len(thresholds) - 1) // 2]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--heldout", type=Path, required=True, metavar="DIR",
@@ -226,10 +236,10 @@ def main() -> None:
         best = sum(max(rows[i].items - rows[i].first, 0.0) for i in mine)
         print(f"| {group} | {n} | {len(mine)} | {int(taken[mine].sum())} | "
               f"{100 * gain / n:+.2f} | {100 * best / n:+.2f} |")
-    threshold = best_threshold(rows, held_out_probabilities(rows), pages)
+    threshold = median_threshold(list(thresholds.values()))
     fit(rows, threshold).save(args.out, extra={"training": {
         "pages": len(rows), "parts": parts, "labels": "held-out readings' word F1",
-        "threshold": "chosen on every part's held-out probabilities"}})
+        "threshold": "the median of the parts' held-out choices"}})
     print(f"{args.out}: {len(rows)} pages, threshold {threshold}, "
           f"{time.time() - started:.0f} s")
 

@@ -10,6 +10,7 @@ from corpora.train_listing import (
     Reading,
     best_threshold,
     held_out_probabilities,
+    median_threshold,
     set_gains,
     word_f1,
     words,
@@ -54,3 +55,9 @@ def test_the_threshold_and_the_gains_count_every_page_of_a_set():
     gains = set_gains(rows, probabilities, 0.5, pages)
     assert set(gains) == {"dragnet", "wcxb"} and gains["wcxb"] > 0
     assert best_threshold(rows, probabilities, pages) in (0.5, 0.6, 0.7, 0.8)
+
+
+def test_the_shipped_threshold_is_the_parts_lower_median():
+    assert median_threshold([0.5, 0.6, 0.7]) == 0.6
+    assert median_threshold([0.7, 0.5, 0.6, 0.5]) == 0.5
+    assert median_threshold([0.5, 0.5, 0.5, 0.6, 0.6, 0.6, 0.6, 0.6, 0.7, 0.7]) == 0.6
