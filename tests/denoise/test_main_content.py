@@ -113,6 +113,15 @@ def test_the_next_story_after_the_article_element_is_not_the_article():
     assert "ferry operator" in main_text(item, one_article=0.0)  # the step at work
 
 
+def test_the_next_story_in_an_article_element_of_its_own_is_not_the_article():
+    # a feed of whole stories: the article is the element holding the page's <h1>
+    following = NEXT_STORY.replace('<div class="next-story">', "<article>").replace(
+        "</div>", "</article>")
+    item = page(f'<div id="content"><article>{ARTICLE}</article>{following}</div>')
+    text = main_text(item)
+    assert STORY.strip() in text and "ferry operator" not in text
+
+
 def test_the_title_before_the_article_element_stays():
     lead = "<p>By Ann Smith, harbour reporter, on Tuesday evening after the vote.</p>"
     body = ARTICLE.replace("<h1>Harbour council backs lighthouse budget</h1>", "")
