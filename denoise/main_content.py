@@ -502,10 +502,8 @@ def _named_chunks(features: PageFeatures, families: tuple[str, ...],
                & (matrix[:, _OWN_BODY] == 0))
     blocks = features.blocks
     nodes = features.nodes[flagged]
-    if wrappers and len(nodes):
-        elements = blocks.elements[nodes]
-        nodes = nodes[~(_holding_title(blocks.shape)[np.maximum(elements, 0)]
-                        & (elements >= 0))]
+    if wrappers:
+        nodes = nodes[~_title_holders(blocks, nodes)]
     chosen = np.zeros(len(blocks), dtype=bool)
     chosen[nodes] = True
     return blocks.covered(chosen)
@@ -527,8 +525,7 @@ def _in_one_article(blocks: PageBlocks, keep: np.ndarray, share: float) -> np.nd
     spans = blocks.spans[outer]
     outer = outer[sums[spans[:, 1]] > sums[spans[:, 0]]]  # an empty one is an ad's slot
     if len(outer) > 1:  # a feed of whole stories: the one holding the page's title
-        elements = blocks.elements[outer]
-        outer = outer[(elements >= 0) & _holding_title(blocks.shape)[np.maximum(elements, 0)]]
+        outer = outer[_title_holders(blocks, outer)]
     if len(outer) != 1:
         return keep
     start, end = blocks.spans[outer[0]]
@@ -545,16 +542,20 @@ def _dialog_chunks(features: PageFeatures) -> np.ndarray:
     (a page laid out in a "modal-wrapper")."""
     blocks = features.blocks
     nodes = features.nodes[features.dialogs & (features.matrix[:, _OWN_BODY] == 0)]
-    elements = blocks.elements[nodes]
-    nodes = nodes[~((elements >= 0) & _holding_title(blocks.shape)[np.maximum(elements, 0)])]
-    if not len(nodes):
-        return np.zeros(len(blocks.chunk_starts), dtype=bool)
+    nodes = nodes[~_title_holders(blocks, nodes)]
     chars = np.concatenate(([0], np.cumsum(blocks.chunk_chars())))
     spans = blocks.spans[nodes]
     nodes = nodes[2 * (chars[spans[:, 1]] - chars[spans[:, 0]]) < chars[-1]]
     chosen = np.zeros(len(blocks), dtype=bool)
     chosen[nodes] = True
     return blocks.covered(chosen)
+
+
+def _title_holders(blocks: PageBlocks, selected: np.ndarray) -> np.ndarray:
+    """Per block of ``selected`` (block indices): its element is or holds the page's first
+    ``<h1>`` (:func:`_holding_title`); a run of text outside any element never does."""
+    elements = blocks.elements[selected]
+    return (elements >= 0) & _holding_title(blocks.shape)[np.maximum(elements, 0)]
 
 
 def _holding_title(shape: DomShape) -> np.ndarray:
