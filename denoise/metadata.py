@@ -42,6 +42,7 @@ from __future__ import annotations
 
 import json
 import re
+import unicodedata
 from collections.abc import Iterator
 from dataclasses import asdict, dataclass
 from typing import Any
@@ -163,11 +164,13 @@ def page_metadata(root: etree._Element, url: str | None = None,
 
 # -- reading the markup ---------------------------------------------------------------
 def _text(value: object) -> str:
-    return " ".join(str(value).split()) if value else ""
+    """``value`` as one line of text in Unicode's form C, as the page text
+    (:mod:`denoise.blocks`)."""
+    return unicodedata.normalize("NFC", " ".join(str(value).split())) if value else ""
 
 
 def _element_text(element: etree._Element) -> str:
-    return " ".join("".join(element.itertext()).split())
+    return _text("".join(element.itertext()))
 
 
 def _metas(root: etree._Element) -> dict[str, str]:

@@ -24,6 +24,7 @@ an article's text want neither.
 from __future__ import annotations
 
 import re
+import unicodedata
 from dataclasses import dataclass, field
 from xml.sax.saxutils import escape
 
@@ -195,7 +196,7 @@ def _block(element: etree._Element, out: list[Node]) -> None:
         if children:
             out.append(Node("quote", children=children))
     elif tag == "pre":
-        code = "".join(element.itertext()).strip("\n")
+        code = unicodedata.normalize("NFC", "".join(element.itertext()).strip("\n"))
         if code.strip():
             out.append(Node("code", code=code))
     elif tag == "hr":
@@ -236,10 +237,11 @@ def _inline(element: etree._Element) -> list[Run]:
 
 
 def _tidy(runs: list[Run]) -> list[Run]:
-    """Runs with their spaces collapsed and soft hyphens left out (as the page text,
-    :mod:`denoise.blocks`), the ends trimmed; none when there is no text."""
-    out = [Run(r.kind, _SPACES.sub(" ", r.text.replace("\u00ad", "")), r.target) for r in runs
-           if r.text or r.kind == "image"]
+    """Runs with their spaces collapsed, soft hyphens left out and their text in Unicode's
+    form C (as the page text, :mod:`denoise.blocks`), the ends trimmed; none when there
+    is no text."""
+    out = [Run(r.kind, unicodedata.normalize("NFC", _SPACES.sub(" ", r.text.replace(
+        "\u00ad", ""))), r.target) for r in runs if r.text or r.kind == "image"]
     while out and out[0].kind == "text" and not out[0].text.strip():
         out.pop(0)
     while out and out[-1].kind == "text" and not out[-1].text.strip():

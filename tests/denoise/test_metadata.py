@@ -35,6 +35,13 @@ def test_json_ld_comes_first_and_its_graph_is_searched():
                              language="en", url="", description="")
 
 
+def test_titles_and_names_are_in_unicode_form_c():
+    head = ld({"@type": "NewsArticle", "headline": "Cafe\u0301 owners meet",
+               "author": {"@type": "Person", "name": "Zoe\u0308 Roe"}})
+    found = extract_metadata(page(head, "<h1>x</h1>"))
+    assert (found.title, found.author) == ("Caf\u00e9 owners meet", "Zo\u00eb Roe")
+
+
 def test_meta_tags_when_there_is_no_json_ld():
     head = ('<title>Ferry timetable under review | Harbour Gazette</title>'
             '<meta property="og:site_name" content="Harbour Gazette">'

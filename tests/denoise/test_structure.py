@@ -48,6 +48,15 @@ def test_markdown_keeps_headings_lists_tables_quotes_and_code():
     assert "Home page" not in markdown and "Copyright" not in markdown
 
 
+def test_markdown_text_is_in_unicode_form_c():
+    """A letter and its combining mark come out as one character, as in the page text."""
+    decomposed = PAGE.replace("Researchers", "Re\u0301searchers").replace(
+        "print(frogs)", "print(\"cafe\u0301\")")
+    markdown = main_markdown(decomposed)
+    assert "R\u00e9searchers filmed" in markdown and "caf\u00e9" in markdown
+    assert "\u0301" not in markdown
+
+
 def test_links_and_images_when_asked():
     markdown = main_markdown(PAGE, links=True, images=True)
     assert "[the study](https://example.org/study)" in markdown

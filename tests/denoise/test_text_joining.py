@@ -52,6 +52,11 @@ CASES = [
     # soft hyphens, as characters and as references, are not text
     ("<p>Mit\u00adtel\u00adal\u00adter</p>", "Mittelalter"),
     ("<p>Mit&shy;tel&#173;al&#xad;ter &#xAD;Wein</p>", "Mittelalter Wein"),
+    # Unicode's form C: a letter and its combining mark are one character, and a
+    # character Unicode excludes from composition is two
+    ("<p>cafe\u0301 <b>re</b>sume\u0301 A\u030a</p>", "caf\u00e9 resum\u00e9 \u00c5"),
+    ("<p>\u09df and \u09af\u09bc, ko&#x72;&#x101;&#x301;n</p>",
+     "\u09af\u09bc and \u09af\u09bc, kor\u0101\u0301n"),
 ]
 
 
