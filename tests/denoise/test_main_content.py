@@ -540,6 +540,21 @@ def test_a_most_popular_box_inside_the_article_is_not_the_article():
     assert "crossings" in main_text(item, landmarks=())  # what the landmarks rule takes
 
 
+def test_an_article_s_own_footer_is_not_the_article():
+    # A blog post's <footer> inside its <article>: the author's box, tags and related posts
+    # are the site's, not the post's words.
+    footer = ('<footer class="entry-meta"><div class="author-box"><h4>About the author</h4>'
+              "<p>Mara Quill has covered the harbour, its council and its fishermen for the "
+              "gazette since 2009, and writes a weekly column about life on the coast.</p>"
+              '</div><p>Tags: <a href="/t/harbour">harbour</a>, <a href="/t/council">council'
+              '</a></p><div class="related-posts"><h4>You might also like</h4><p>The ferry '
+              "operator will add two early crossings on weekdays from next month.</p></div>"
+              "</footer>")
+    text = main_text(page(f'<div id="site"><article>{ARTICLE}{footer}</article></div>'))
+    assert STORY.strip() in text and SECOND.strip() in text
+    assert "Mara Quill" not in text and "crossings" not in text
+
+
 @pytest.mark.corpus
 def test_the_third_reading_never_replaces_the_first():
     # A documentation index page of one heading and one line: read with every block as
