@@ -93,6 +93,10 @@ CUES = ("navigation", "footer", "header", "sidebar", "promotion", "comments", "c
 #: drops (:attr:`PageFeatures.dialogs`). Not a feature column: one would mean retraining
 #: every model for what one rule of main-content mode does.
 DIALOG_BIT = len(CUES)
+#: The next such bit: class / id words of a caption or a photo credit outside a
+#: ``<figcaption>`` ("wp-caption-text", "image__caption", "photo-credit"), which
+#: main-content mode drops with figure captions (:attr:`PageFeatures.captions`).
+CAPTION_BIT = DIALOG_BIT + 1
 #: Typographic marks beyond ASCII: guillemets, bullets, dashes, quotes, ellipsis.
 _MARKS = "\u00ab\u00bb\u00b7\u2022\u2013\u2014\u201c\u201d\u2018\u2019\u2026"
 _PUNCTUATION = frozenset(string.punctuation + _MARKS)
@@ -132,6 +136,7 @@ class PageFeatures:
     token_ids: np.ndarray  # int64 per word of the page text, in order: index into ``words``
     token_spans: np.ndarray  # int64 (nodes, 2): each node's range of ``token_ids``
     dialogs: np.ndarray  # bool per node: its own class or id names a dialog (DIALOG_BIT)
+    captions: np.ndarray  # bool per *block*: its element's class or id names a caption
 
     def __len__(self) -> int:
         return len(self.nodes)
@@ -168,7 +173,7 @@ def parse_blocks(page: Page) -> tuple[DomIndex, PageBlocks, tuple[np.ndarray, ..
 
 def markup_stats(root: etree._Element) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Per element in walk order: markup bytes, link host hash, class / id cue bits
-    (``uint16``: :data:`CUES` and :data:`DIALOG_BIT`)."""
+    (``uint16``: :data:`CUES`, :data:`DIALOG_BIT` and :data:`CAPTION_BIT`)."""
     if _compiled is not None:
         return _compiled.markup_stats(root)
     return markup_stats_python(root)
@@ -203,13 +208,20 @@ _CUE_WORDS = (
     (6, "article"), (6, "main"), (6, "post"), (6, "entry"), (6, "story"),
     (6, "text"), (6, "body"), (7, "search"), (7, "login"), (7, "signin"),
     (8, "cookie"), (8, "consent"), (8, "gdpr"), (8, "dsgvo"), (8, "popup"), (8, "modal"),
-    (8, "overlay"),
+    (8, "overlay"), (9, "caption"), (9, "credit"),
 )
+
+
+def _named(cues: np.ndarray, elements: np.ndarray, bit: int) -> np.ndarray:
+    """Per element of ``elements`` (-1: none): its ``cues`` have ``bit`` set."""
+    if not len(elements):
+        return np.zeros(0, dtype=bool)
+    return (elements >= 0) & (cues[np.maximum(elements, 0)] >> bit & 1).astype(bool)
 
 
 def cue_bits(value: str) -> int:
     """Cue-family bits of one ``class`` or ``id`` value (substrings, lower case): the
-    :data:`CUES` families' and :data:`DIALOG_BIT`."""
+    :data:`CUES` families', :data:`DIALOG_BIT` and :data:`CAPTION_BIT`."""
     low = value.encode("utf-8", "replace")[:255].lower()
     bits = 0
     for bit, word in _CUE_WORDS:
@@ -439,13 +451,11 @@ def page_features(dom: DomIndex, blocks: PageBlocks,
         rows = _rows_python(dom, blocks, markup, nodes, stats, page_host)
     matrix, images = rows
     areas = (ends - starts).astype(np.float64) + IMAGE_AREA * images
-    elements = blocks.elements[nodes]
-    own_cues = np.where(elements >= 0, markup[2][np.maximum(elements, 0)], 0) if n else \
-        np.zeros(0, dtype=np.uint16)
     return PageFeatures(blocks=blocks, nodes=nodes, parents=parents,
                         weights=weights, areas=areas, matrix=matrix, words=words_list,
                         token_ids=token_ids, token_spans=token_spans.astype(np.int64),
-                        dialogs=(own_cues >> DIALOG_BIT & 1).astype(bool))
+                        dialogs=_named(markup[2], blocks.elements[nodes], DIALOG_BIT),
+                        captions=_named(markup[2], blocks.elements, CAPTION_BIT))
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -537,7 +547,7 @@ def _rows_python(dom: DomIndex, blocks: PageBlocks,
     tag_shares = inside[:, 5:-1] / element_count[:, None]
     own_family = _family_lut(vocab, "own")[tag_ids[elements]]
     own = np.eye(len(OWN_TAGS) + 1)[own_family][:, :-1]  # family -1: no column set
-    cues = (cues & 0xFF).astype(np.uint8)  # the CUES families: the dialog bit is no column
+    cues = (cues & 0xFF).astype(np.uint8)  # the CUES families: the bits past them are no column
     cue_bits_ = np.stack((cues[elements], or_down(dom.parents, cues)[elements]), axis=1)
     cue_columns = np.unpackbits(cue_bits_[:, :, None], axis=2, bitorder="little")
     cue_columns = cue_columns[:, :, : len(CUES)].reshape(n, 2 * len(CUES))

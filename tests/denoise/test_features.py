@@ -7,6 +7,7 @@ from sitegen import article_site, generated_site
 from denoise import features
 from denoise.errors import PageError
 from denoise.features import (
+    CAPTION_BIT,
     CUES,
     DIALOG_BIT,
     FEATURE_NAMES,
@@ -151,6 +152,8 @@ def test_cue_bits_name_dialogs_past_the_model_families():
     assert cue_bits("update-browser-popup") == dialog
     assert cue_bits("cookie-notice") == dialog | 1 << CUES.index("promotion")
     assert cue_bits("modal-content") == dialog | 1 << CUES.index("content")
+    assert cue_bits("wp-caption-text") == 1 << CAPTION_BIT | 1 << CUES.index("content")
+    assert cue_bits("photo-credit") == 1 << CAPTION_BIT
 
 
 def test_a_dialog_s_class_marks_the_block_but_no_feature_column():

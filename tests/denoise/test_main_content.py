@@ -329,6 +329,28 @@ def test_a_photo_caption_and_credit_are_not_the_article():
     assert "Camera Club" not in text and STORY.strip() in text and SECOND.strip() in text
 
 
+def test_a_caption_named_so_is_a_caption_without_figcaption():
+    # WordPress and most news templates mark a caption or a photo credit by its class
+    credit = ('<div class="wp-caption"><img src="/pier.jpg" alt=""><p class="wp-caption-text">'
+              "The old stone pier at low tide, seen from the harbour wall on a calm morning. "
+              'Photo: Harbour Camera Club</p></div><p class="photo-credit">Getty Images</p>')
+    item = page(f'<div id="content"><article><h1>Harbour council backs lighthouse '
+                f"budget</h1><p>{STORY}</p>{credit}<p>{SECOND}</p></article></div>")
+    assert "Camera Club" in main_text(item, captions=True)
+    text = main_text(item)
+    assert STORY.strip() in text and SECOND.strip() in text
+    assert "Camera Club" not in text and "Getty" not in text
+
+
+def test_a_gallery_s_captions_are_its_text():
+    slides = "".join(
+        f'<div class="slide"><img src="/p{i}.jpg" alt=""><div class="caption">Slide {i}: '
+        f"{STORY}</div></div>" for i in range(4))
+    item = page(f'<div id="content"><h1>The harbour in pictures</h1>{slides}</div>')
+    text = main_text(item)
+    assert all(f"Slide {i}:" in text for i in range(4))
+
+
 def test_a_heading_whose_section_went_is_dropped_with_it():
     related = ("<h3>Read more from the harbour</h3><ul>" + "".join(
         f'<li><a href="/story{i}">Council to review ferry timetable, part {i}</a></li>'
