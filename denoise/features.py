@@ -88,15 +88,17 @@ OWN_TAGS = {
 }
 #: Families of class / id words the compiled pass recognises (bit order).
 CUES = ("navigation", "footer", "header", "sidebar", "promotion", "comments", "content", "search")
-#: The cue bit past :data:`CUES` that no model reads: class / id words of a dialog laid
-#: over the page (a cookie or consent notice, a pop-up, a modal), which main-content mode
-#: drops (:attr:`PageFeatures.dialogs`). Not a feature column: one would mean retraining
-#: every model for what one rule of main-content mode does.
+#: The cue bits past :data:`CUES` no model reads (:attr:`PageFeatures.block_cues`), each
+#: for one rule of main-content mode: not feature columns, which would mean retraining
+#: every model for what one rule does. Class / id words of a dialog laid over the page (a
+#: cookie or consent notice, a pop-up, a modal);
 DIALOG_BIT = len(CUES)
-#: The next such bit: class / id words of a caption or a photo credit outside a
-#: ``<figcaption>`` ("wp-caption-text", "image__caption", "photo-credit"), which
-#: main-content mode drops with figure captions (:attr:`PageFeatures.captions`).
+#: of a caption or a photo credit outside a ``<figcaption>`` ("wp-caption-text",
+#: "image__caption", "photo-credit");
 CAPTION_BIT = DIALOG_BIT + 1
+#: of a box of links beside the article that is no landmark: related posts, tags
+#: ("related-posts", "entry-tags").
+ASIDE_BIT = CAPTION_BIT + 1
 #: Typographic marks beyond ASCII: guillemets, bullets, dashes, quotes, ellipsis.
 _MARKS = "\u00ab\u00bb\u00b7\u2022\u2013\u2014\u201c\u201d\u2018\u2019\u2026"
 _PUNCTUATION = frozenset(string.punctuation + _MARKS)
@@ -135,8 +137,7 @@ class PageFeatures:
     words: list[str]  # the page's distinct words: lower case, punctuation trimmed ("" too)
     token_ids: np.ndarray  # int64 per word of the page text, in order: index into ``words``
     token_spans: np.ndarray  # int64 (nodes, 2): each node's range of ``token_ids``
-    dialogs: np.ndarray  # bool per node: its own class or id names a dialog (DIALOG_BIT)
-    captions: np.ndarray  # bool per *block*: its element's class or id names a caption
+    block_cues: np.ndarray  # uint16 per *block*: its element's cue bits (markup_stats)
 
     def __len__(self) -> int:
         return len(self.nodes)
@@ -173,7 +174,7 @@ def parse_blocks(page: Page) -> tuple[DomIndex, PageBlocks, tuple[np.ndarray, ..
 
 def markup_stats(root: etree._Element) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Per element in walk order: markup bytes, link host hash, class / id cue bits
-    (``uint16``: :data:`CUES`, :data:`DIALOG_BIT` and :data:`CAPTION_BIT`)."""
+    (``uint16``: :data:`CUES` and the bits past them, :data:`DIALOG_BIT`...)."""
     if _compiled is not None:
         return _compiled.markup_stats(root)
     return markup_stats_python(root)
@@ -208,20 +209,20 @@ _CUE_WORDS = (
     (6, "article"), (6, "main"), (6, "post"), (6, "entry"), (6, "story"),
     (6, "text"), (6, "body"), (7, "search"), (7, "login"), (7, "signin"),
     (8, "cookie"), (8, "consent"), (8, "gdpr"), (8, "dsgvo"), (8, "popup"), (8, "modal"),
-    (8, "overlay"), (9, "caption"), (9, "credit"),
+    (8, "overlay"), (9, "caption"), (9, "credit"), (10, "related"), (10, "tags"),
 )
 
 
-def _named(cues: np.ndarray, elements: np.ndarray, bit: int) -> np.ndarray:
-    """Per element of ``elements`` (-1: none): its ``cues`` have ``bit`` set."""
+def _block_cues(cues: np.ndarray, elements: np.ndarray) -> np.ndarray:
+    """Per element of ``elements`` (-1, a run of text: none), its ``cues``."""
     if not len(elements):
-        return np.zeros(0, dtype=bool)
-    return (elements >= 0) & (cues[np.maximum(elements, 0)] >> bit & 1).astype(bool)
+        return np.zeros(0, dtype=np.uint16)
+    return np.where(elements >= 0, cues[np.maximum(elements, 0)], 0).astype(np.uint16)
 
 
 def cue_bits(value: str) -> int:
     """Cue-family bits of one ``class`` or ``id`` value (substrings, lower case): the
-    :data:`CUES` families', :data:`DIALOG_BIT` and :data:`CAPTION_BIT`."""
+    :data:`CUES` families' and the bits past them (:data:`DIALOG_BIT`...)."""
     low = value.encode("utf-8", "replace")[:255].lower()
     bits = 0
     for bit, word in _CUE_WORDS:
@@ -454,8 +455,7 @@ def page_features(dom: DomIndex, blocks: PageBlocks,
     return PageFeatures(blocks=blocks, nodes=nodes, parents=parents,
                         weights=weights, areas=areas, matrix=matrix, words=words_list,
                         token_ids=token_ids, token_spans=token_spans.astype(np.int64),
-                        dialogs=_named(markup[2], blocks.elements[nodes], DIALOG_BIT),
-                        captions=_named(markup[2], blocks.elements, CAPTION_BIT))
+                        block_cues=_block_cues(markup[2], blocks.elements))
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -7,6 +7,7 @@ from sitegen import article_site, generated_site
 from denoise import features
 from denoise.errors import PageError
 from denoise.features import (
+    ASIDE_BIT,
     CAPTION_BIT,
     CUES,
     DIALOG_BIT,
@@ -154,6 +155,9 @@ def test_cue_bits_name_dialogs_past_the_model_families():
     assert cue_bits("modal-content") == dialog | 1 << CUES.index("content")
     assert cue_bits("wp-caption-text") == 1 << CAPTION_BIT | 1 << CUES.index("content")
     assert cue_bits("photo-credit") == 1 << CAPTION_BIT
+    assert cue_bits("related-posts") == 1 << ASIDE_BIT | 1 << CUES.index("sidebar") \
+        | 1 << CUES.index("content")
+    assert cue_bits("entry-tags") == 1 << ASIDE_BIT | 1 << CUES.index("content")
 
 
 def test_a_dialog_s_class_marks_the_block_but_no_feature_column():
@@ -164,10 +168,10 @@ def test_a_dialog_s_class_marks_the_block_but_no_feature_column():
     plain = extract(page_of(f"<html><body>{body}</body></html>"))
     renamed = extract(page_of(
         f"<html><body>{body.replace('cookie-notice', 'promos-notice')}</body></html>"))
-    marked = plain.nodes[plain.dialogs]
-    assert [plain.blocks.tags[int(node)] for node in marked] == ["div"]
+    marked = np.flatnonzero(plain.block_cues >> DIALOG_BIT & 1)
+    assert [plain.blocks.tags[int(block)] for block in marked] == ["div"]
     assert plain.blocks.block_text(int(marked[0])).startswith("This site uses cookies")
-    assert not renamed.dialogs.any()
+    assert not (renamed.block_cues >> DIALOG_BIT & 1).any()
     # the same markup bytes, both in the promotion family: the same rows
     assert np.array_equal(plain.matrix, renamed.matrix)
 

@@ -342,6 +342,18 @@ def test_a_caption_named_so_is_a_caption_without_figcaption():
     assert "Camera Club" not in text and "Getty" not in text
 
 
+def test_related_posts_and_tags_named_so_are_asides():
+    # a box of related posts or tags that is a plain <div>, no <aside>: named by its class
+    related = ('<div class="jp-relatedposts"><h3>Related</h3><p>The ferry operator will '
+               "add two early crossings on weekdays from next month.</p></div>"
+               '<div class="post-tags">Filed under harbour, council, lighthouse budget</div>')
+    item = page(f'<div id="content"><article>{ARTICLE}{related}</article></div>')
+    assert "crossings" in main_text(item, landmarks=())
+    text = main_text(item)
+    assert STORY.strip() in text and SECOND.strip() in text
+    assert "crossings" not in text and "Filed under" not in text
+
+
 def test_a_gallery_s_captions_are_its_text():
     slides = "".join(
         f'<div class="slide"><img src="/p{i}.jpg" alt=""><div class="caption">Slide {i}: '
