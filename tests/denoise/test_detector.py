@@ -367,6 +367,7 @@ SHOW_PAGE = (
     + site_template(0)[0]
     + '<div id="main"><p>The <abbr title="own title">river</abbr> stone lantern glowed over '
     "the copper meadow, and the harbor stayed quiet.</p><style>.y {}</style>"
+    '<svg viewBox="0 0 9 9"><title>lantern icon</title><text>40%</text></svg>'
     "<p>A second paragraph of the article with enough words to be scored on its own.</p></div>"
     + site_template(0)[1] + "</body></html>"
 )
@@ -397,11 +398,13 @@ def test_shaded_html_marks_every_scored_block_with_its_score(detector):
         # the title sits on the block's own element
         assert element.tag == blocks.tags[block]
         if element.tag != "body":
-            own_text = "".join("".join(element.xpath(".//text()[not(parent::style)]")).split())
+            own_text = "".join("".join(element.xpath(
+                ".//text()[not(parent::style or ancestor::svg)]")).split())
             assert own_text == "".join(blocks.block_text(block).split())
         assert (shade in element.get("style")) == bool(scores.template[node])
     assert root.find(".//head/base").get("href") == "http://www.acme.com/show.html"
     assert root.find(".//abbr[@title='own title']") is not None  # unscored elements' stay
+    assert root.find(".//svg/title").text == "lantern icon"  # drawings as drawn
     assert "never shown" not in html  # scripts are gone
 
 

@@ -563,6 +563,20 @@ def test_an_ad_frame_s_script_is_not_the_page_s_text():
     assert " ".join(parse_html(frame).itertext()) == "after"
 
 
+def test_a_drawing_s_text_is_not_the_page_s_text():
+    # An icon sprite's symbol names came out as a line of words before a product's name
+    # ("add arrow-down arrow-left ... youtube"); its elements stay, its text goes
+    sprite = ('<svg style="display:none">' + "".join(
+        f'<symbol id="i{n}"><title>{name}</title><path d="M0 0h24v24H0z"/></symbol>'
+        for n, name in enumerate(("add", "arrow-down", "checkmark", "youtube"))) + "</svg>")
+    html = f"<html><body>{sprite}<p>Shelf unit</p><svg><text>40%</text></svg>tail</body></html>"
+    root = parse_html(html)
+    assert " ".join(" ".join(root.itertext()).split()) == "Shelf unit tail"
+    assert len(list(root.iter())) == len(list(parse_html(html, drawn_text=True).iter()))
+    text = main_text(page(f'{sprite}<div id="content"><article>{ARTICLE}</article></div>'))
+    assert STORY.strip() in text and "arrow-down" not in text and "youtube" not in text
+
+
 def test_a_most_popular_box_inside_the_article_is_not_the_article():
     popular = ('<aside class="most-popular"><h2>Most popular</h2><ol>' + "".join(
         f'<li><a href="/s{i}"><h3>Council to review the ferry timetable, part {i}</h3></a>'
