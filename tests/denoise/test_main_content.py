@@ -563,6 +563,23 @@ def test_an_ad_frame_s_script_is_not_the_page_s_text():
     assert " ".join(parse_html(frame).itertext()) == "after"
 
 
+def test_a_form_to_write_in_is_not_the_article():
+    reply = ('<div class="respond-area"><h3>Leave a reply</h3><form action="/post">'
+             "<p>Your e-mail address will not be published. Required fields are marked.</p>"
+             '<p><label>Name (required)</label><input name="author"></p><p><label>Comment'
+             '</label><textarea name="comment"></textarea></p><input type="submit" '
+             'value="Post comment"></form></div>')
+    item = page(f'<div id="content"><article>{ARTICLE}{reply}</article></div>')
+    # whatever the scores say of it (every block taken as content here)
+    assert "e-mail address will not" in main_text(item, dialogs=False, threshold=1.0)
+    text = main_text(item, threshold=1.0)
+    assert STORY.strip() in text and "e-mail address" not in text
+    # an ASP.NET page lies inside its one form, a search box's text area too
+    whole = page(f'<form id="aspnetForm"><textarea name="q"></textarea><div id="content">'
+                 f"<article>{ARTICLE}</article></div></form>")
+    assert STORY.strip() in main_text(whole)
+
+
 def test_a_drawing_s_text_is_not_the_page_s_text():
     # An icon sprite's symbol names came out as a line of words before a product's name
     # ("add arrow-down arrow-left ... youtube"); its elements stay, its text goes
