@@ -56,12 +56,12 @@ DROPPED_TAGS = ("script", "style", "noscript", "template", "select", "datalist")
 _MODAL_DIALOGS = etree.XPath(
     "//*[@aria-modal='true' or ((@role='dialog' or @role='alertdialog')"
     " and not(@aria-modal='false'))][not(self::html or self::body)]")
-#: Inline drawings, whose text is not the page's: an icon sprite's symbol names ("add
-#: arrow-down arrow-left ... youtube" on a shop's page), icons' titles (a tooltip), a
-#: chart's labels. Their text is emptied at parsing; trafilatura drops them too. Held
-#: out (``benchmarks/RESULTS.md``): WCXB +0.06 (products +0.55), the news sites +0.09,
-#: trafilatura's set -0.05 (three pages), the rest unchanged.
-DRAWINGS = ("svg",)
+#: The parts of an inline SVG drawing never drawn where they stand: a tooltip's title, a
+#: description, metadata, and definitions drawn only where a ``<use>`` places them (an
+#: icon sprite's symbols). Their text is emptied at parsing: a shop page's sprite of
+#: icons opened its text with their names ("add arrow-down arrow-left ... youtube").
+#: What a drawing shows (``<text>``: a chart's labels, a syntax diagram's words) stays.
+UNDRAWN = ("title", "desc", "metadata", "defs", "symbol")
 #: Characters lxml's parser can leave in a tree (from references such as ``&#x0b;``) that
 #: its setters refuse, as XML 1.0 has no place for them.
 _NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
@@ -141,7 +141,7 @@ def remove_keeping_tail(element: etree._Element) -> None:
 
 def parse_html(html: str, source: str = "<html>", *, ids: bool = False,
                dropped: tuple[str, ...] = DROPPED_TAGS,
-               drawn_text: bool = False) -> etree._Element:
+               undrawn_text: bool = False) -> etree._Element:
     """Parse ``html`` into an lxml element tree, or raise ``PageError`` naming ``source``;
     with ``ids``, the tree answers XPath's ``id()``. A page of more than
     :data:`MAX_MARKUP` tags and attribute values is parsed up to the last of them, and
@@ -149,9 +149,9 @@ def parse_html(html: str, source: str = "<html>", *, ids: bool = False,
     module notes). The elements named in ``dropped`` and modal dialogs
     (:data:`_MODAL_DIALOGS`) are removed with their content, and an ``<iframe>`` is
     emptied: the parser reads its content as text (the fallback of browsers without
-    frames, or an ad's script written out), which no browser shows. So is the text of
-    inline SVG drawings (:data:`DRAWINGS`), unless ``drawn_text``; the elements stay, so
-    a page parsed either way has the same elements.
+    frames, or an ad's script written out), which no browser shows. So is the text SVG
+    drawings never draw in place (:data:`UNDRAWN`), unless ``undrawn_text``; the elements
+    stay, so a page parsed either way has the same elements.
 
     The text is handed to lxml as UTF-8 bytes so that an XML declaration in the page
     (common on XHTML sites) cannot make lxml refuse a ``str``.
@@ -168,11 +168,12 @@ def parse_html(html: str, source: str = "<html>", *, ids: bool = False,
     if b"iframe" in data or b"IFRAME" in data:
         for frame in root.iter("iframe"):  # its content is raw text no browser shows
             frame.text = None
-    if not drawn_text and (b"<svg" in data or b"<SVG" in data):
-        for drawing in root.iter(*DRAWINGS):
-            drawing.text = None
-            for part in drawing.iterdescendants():
-                part.text = part.tail = None
+    if not undrawn_text and (b"<svg" in data or b"<SVG" in data):
+        for drawing in root.iter("svg"):
+            for part in drawing.iter(*UNDRAWN):
+                part.text = None
+                for inner in part.iterdescendants():
+                    inner.text = inner.tail = None
     if b"dialog" in data or b"aria-modal" in data:  # a look at the bytes spares the walk
         for element in _MODAL_DIALOGS(root):
             remove_keeping_tail(element)

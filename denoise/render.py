@@ -59,7 +59,7 @@ def _topmost_template(scores: PageScores) -> list[int]:
 def clean_html(scores: PageScores) -> str:
     """The page as HTML without its template blocks (scripts and styles dropped too)."""
     page = scores.features.blocks.page
-    root = parse_html(page.html, page.id, drawn_text=True)
+    root = parse_html(page.html, page.id, undrawn_text=True)
     elements = list(root.iter(etree.Element))
     for index in _topmost_template(scores):
         remove_keeping_tail(elements[index])
@@ -78,7 +78,7 @@ def shaded_html(scores: PageScores, url: str | None = None) -> str:
     page = scores.features.blocks.page
     # parsed as the walk's tree was (the same markup cap and depth), styles kept for the
     # look; the walk saw no <style>: leave them out of the index so positions match
-    root = parse_html(page.html, page.id, drawn_text=True,
+    root = parse_html(page.html, page.id, undrawn_text=True,
                       dropped=tuple(t for t in DROPPED_TAGS if t != "style"))
     elements = [e for e in root.iter(etree.Element) if e.tag != "style"]
     _defuse(elements)

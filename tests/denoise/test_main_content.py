@@ -582,14 +582,16 @@ def test_a_form_to_write_in_is_not_the_article():
 
 def test_a_drawing_s_text_is_not_the_page_s_text():
     # An icon sprite's symbol names came out as a line of words before a product's name
-    # ("add arrow-down arrow-left ... youtube"); its elements stay, its text goes
+    # ("add arrow-down arrow-left ... youtube"); its elements stay, what SVG never draws
+    # in place goes (titles, descriptions, symbols), what it draws stays
     sprite = ('<svg style="display:none">' + "".join(
         f'<symbol id="i{n}"><title>{name}</title><path d="M0 0h24v24H0z"/></symbol>'
         for n, name in enumerate(("add", "arrow-down", "checkmark", "youtube"))) + "</svg>")
-    html = f"<html><body>{sprite}<p>Shelf unit</p><svg><text>40%</text></svg>tail</body></html>"
+    html = (f"<html><body>{sprite}<p>Shelf unit</p><svg><title>Prices</title><desc>A chart"
+            "</desc><text>40%</text></svg>tail</body></html>")
     root = parse_html(html)
-    assert " ".join(" ".join(root.itertext()).split()) == "Shelf unit tail"
-    assert len(list(root.iter())) == len(list(parse_html(html, drawn_text=True).iter()))
+    assert " ".join(" ".join(root.itertext()).split()) == "Shelf unit 40% tail"  # drawn
+    assert len(list(root.iter())) == len(list(parse_html(html, undrawn_text=True).iter()))
     text = main_text(page(f'{sprite}<div id="content"><article>{ARTICLE}</article></div>'))
     assert STORY.strip() in text and "arrow-down" not in text and "youtube" not in text
 
