@@ -265,8 +265,9 @@ class MainContentExtractor:
         dropped (see module doc); () keeps it. With ``aside``, blocks whose class or id
         names related posts or tags go too.
     dialogs : drop the text of blocks whose own class or id names a dialog (a cookie
-        notice, a pop-up; :data:`denoise.features.DIALOG_BIT`), but the body and blocks
-        holding half the page's text or its first ``<h1>``.
+        notice, a pop-up; :data:`denoise.features.DIALOG_BIT`) and of forms to write in
+        (a ``<form>`` holding a ``<textarea>``), but the body and blocks holding half
+        the page's text or its first ``<h1>``.
     one_article : keep no text after the page's article element (its one outermost
         ``<article>``, or of several the one holding its first ``<h1>``) when that holds
         this share of the text kept or more (see module doc); 0 never.
@@ -518,8 +519,8 @@ class MainContentExtractor:
 def _landmark_chunks(blocks: PageBlocks, tags: frozenset[str]) -> np.ndarray:
     """Per chunk: its block lies inside a ``tags`` element (``nav``, ``aside``, ...) that
     is not inside an ``article`` or ``main`` element (an article's own header; an
-    ``aside`` or ``footer`` counts inside an ``article``), and the chunk is not inside a ``main``
-    element. An ``article`` within it does not count: teaser cards of related stories
+    ``aside`` or ``footer`` counts inside an ``article``), and the chunk is not inside a
+    ``main`` element. An ``article`` within it does not count: teaser cards of related stories
     are ``article`` elements too."""
     shape = blocks.shape
     vocab, tag_ids, parents = shape.vocab, shape.tag_ids, shape.parents
