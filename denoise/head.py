@@ -6,6 +6,8 @@ carries them (:class:`denoise.cleaning.Cleaned`), so they are read in the one pa
 
 from __future__ import annotations
 
+import unicodedata
+
 try:
     from denoise import _compiled
 except ImportError:  # the compiled extension is optional
@@ -18,10 +20,13 @@ def head_texts(root) -> tuple[str, str, str]:
     one compiled pass over the tree where built (13.4 us a page on the scale input,
     against 41.4 for lxml's lookups, which make a Python proxy of every element they
     meet: ``benchmarks/references_ab.py``), else :func:`head_texts_python`, the
-    tests' reference."""
-    if _compiled is not None:
-        return _compiled.head_texts(root)
-    return head_texts_python(root)
+    tests' reference. In Unicode's form C, as the page text (:mod:`denoise.blocks`),
+    which keywords match them against."""
+    texts = _compiled.head_texts(root) if _compiled is not None else head_texts_python(root)
+    if all(text.isascii() for text in texts):
+        return texts
+    title, keywords, description = (unicodedata.normalize("NFC", text) for text in texts)
+    return title, keywords, description
 
 
 def head_texts_python(root) -> tuple[str, str, str]:

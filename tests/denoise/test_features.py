@@ -101,6 +101,16 @@ def test_markup_stats_compiled_equals_python_on_edge_cases(html):
 
 
 @compiled
+def test_markup_stats_agree_on_every_cue_word():
+    # one element a word, in upper case too: the compiled list and the Python one agree
+    from denoise.features import _CUE_WORDS
+
+    words = sorted({word for _, word in _CUE_WORDS})
+    assert_same_markup("".join(f'<div class="x-{word}">{word}</div><p id="{word.upper()}2">'
+                               f"{word}</p>" for word in words))
+
+
+@compiled
 def test_markup_stats_agree_on_non_ascii_tag_names():
     assert_same_markup("<body><café>x</café></body>")
 

@@ -223,3 +223,14 @@ def test_both_walks_give_the_same_arrays_on_random_pages():
         check_offsets(python)
         glued += int((python.chunk_first[1:] == python.chunk_last[:-1]).sum())
     assert glued > 100  # the pages did glue chunks
+
+
+def test_the_head_s_texts_are_in_unicode_form_c_as_the_page_text():
+    # keywords match the title's and meta tags' words against the page text
+    from denoise.head import head_texts
+
+    html = ("<html><head><title>Cafe\u0301 Paris</title><meta name='keywords' content="
+            "'cafe\u0301'></head><body><p>Cafe\u0301 Paris opens</p></body></html>")
+    root = parse_html(html)
+    assert head_texts(root)[:2] == ("Caf\u00e9 Paris", "caf\u00e9")
+    assert index_dom(root).text.endswith("Caf\u00e9 Paris opens")
