@@ -192,6 +192,9 @@ ARTICLES = frozenset({"article", "main"})
 #: pull quote repeats the article's words, and a box of other stories is not the article;
 #: an article's ``footer`` holds its share buttons, tags, author box and related posts.
 NEVER_OWN = frozenset({"aside", "footer"})
+#: A ``footer`` inside a ``blockquote`` is the quote's attribution, never a landmark.
+FOOTERS = frozenset({"footer"})
+QUOTES = frozenset({"blockquote"})
 #: The one of them that stays inside a landmark (an ``article`` there is a teaser card).
 MAIN = frozenset({"main"})
 #: The element of one article (step 4's ``one_article``).
@@ -519,15 +522,18 @@ class MainContentExtractor:
 def _landmark_chunks(blocks: PageBlocks, tags: frozenset[str]) -> np.ndarray:
     """Per chunk: its block lies inside a ``tags`` element (``nav``, ``aside``, ...) that
     is not inside an ``article`` or ``main`` element (an article's own header; an
-    ``aside`` or ``footer`` counts inside an ``article``), and the chunk is not inside a
+    ``aside`` or ``footer`` counts inside an ``article``, but a ``footer`` inside a
+    ``blockquote``, a quote's attribution, never), and the chunk is not inside a
     ``main`` element. An ``article`` within it does not count: teaser cards of related stories
     are ``article`` elements too."""
     shape = blocks.shape
     vocab, tag_ids, parents = shape.vocab, shape.tag_ids, shape.parents
     inside = or_down(parents, tags_among(vocab, tag_ids, ARTICLES).astype(np.uint8)
-                     | (tags_among(vocab, tag_ids, MAIN).astype(np.uint8) << 1))
+                     | (tags_among(vocab, tag_ids, MAIN).astype(np.uint8) << 1)
+                     | (tags_among(vocab, tag_ids, QUOTES).astype(np.uint8) << 2))
     landmark = tags_among(vocab, tag_ids, tags) & (
         (inside == 0) | tags_among(vocab, tag_ids, tags & NEVER_OWN))
+    landmark &= ((inside & 4) == 0) | ~tags_among(vocab, tag_ids, FOOTERS)
     under = (or_down(parents, landmark.astype(np.uint8)) > 0) & ((inside & 2) == 0)
     element = blocks.elements
     return np.append(np.where(element >= 0, under[element], False), False)[blocks.chunk_block]

@@ -620,6 +620,12 @@ def test_an_article_s_own_footer_is_not_the_article():
     text = main_text(page(f'<div id="site"><article>{ARTICLE}{footer}</article></div>'))
     assert STORY.strip() in text and SECOND.strip() in text
     assert "Mara Quill" not in text and "crossings" not in text
+    # a quote's attribution in a <footer> of its own is the article's
+    quote = ("<blockquote><p>We have waited ten years for this vote.</p><footer>Ada Pike, "
+             "harbour master</footer></blockquote>")
+    text = main_text(page(f'<div id="site"><article><h1>Harbour council backs lighthouse '
+                          f"budget</h1><p>{STORY}</p>{quote}<p>{SECOND}</p></article></div>"))
+    assert "Ada Pike, harbour master" in text
 
 
 @pytest.mark.corpus
