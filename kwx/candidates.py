@@ -74,7 +74,7 @@ def find_candidates(document: KeywordDocument, max_words: int = MAX_WORDS,
     if language in (None, ENGLISH):
         found, head_words = _words_with(document.text, lines)
         if language is None:  # the head's lines tell too, where the kept text is short
-            language = page_language(found, document.text, lines)
+            language = page_language(found, document.text, lines, document.page_start)
     if language != ENGLISH:
         found, head_words = _words_with(document.text, lines, language)
     occ = occurrences(found, max_words)

@@ -27,6 +27,7 @@ import numpy as np
 from denoise.blocks import PageBlocks
 from denoise.cleaning import Cleaned, Cleaner, Mode
 from denoise.detector import PageScores, TemplateDetector, block_lines
+from denoise.language import SAMPLE_CHARS
 from denoise.page import Page
 
 try:
@@ -61,6 +62,9 @@ class KeywordDocument:
     meta_keywords: str
     meta_description: str
     removed_chars: int  # characters of body text removed as template
+    #: the start of the whole page's text (kept or not): its language where the kept
+    #: text is too short to tell (:func:`kwx.text.page_language`)
+    page_start: str = ""
 
     def chunk_of(self, offsets: np.ndarray) -> np.ndarray:
         """The kept chunk holding each character offset of ``text``."""
@@ -87,7 +91,8 @@ def kept_document(cleaned: Cleaned) -> KeywordDocument:
                            chunk_starts=offsets, chunk_link=link, chunk_heading=heading,
                            chunk_template=template, title=cleaned.title,
                            meta_keywords=cleaned.meta_keywords,
-                           meta_description=cleaned.meta_description, removed_chars=removed)
+                           meta_description=cleaned.meta_description, removed_chars=removed,
+                           page_start=blocks.text[:SAMPLE_CHARS])
 
 
 def _within_cap(blocks: PageBlocks, keep: np.ndarray, chunks: tuple[np.ndarray, ...],

@@ -81,6 +81,15 @@ def test_the_pages_language_comes_from_its_words(language):
     assert page_language(words(text), text) == language
 
 
+def test_a_kept_text_too_short_to_tell_takes_the_page_s_language():
+    # a German blog post whose kept text was its one-line title came out with "der" and
+    # "Weitere" among its keywords: read as English
+    kept = "Weitere Digitalisierung der Schweizer Kinos"
+    assert page_language(words(kept), kept) == ENGLISH  # too short to tell
+    page = f"{kept}\n" + " ".join(STORIES["de"])
+    assert page_language(words(kept), kept, (), page) == "de"
+
+
 def test_an_english_page_is_never_identified(monkeypatch):
     def refuse(text: str, declared: str = "") -> str:
         raise AssertionError("English text went to the identifier")
