@@ -137,7 +137,8 @@ class KeywordRanker:
         """Probability that each candidate of *one page* (``X``) is a keyword: the
         forest's for the page's shortlist, the logistic regression's for the rest, held
         at or below the shortlist's lowest (so the shortlist ranks first)."""
-        linear = 1.0 / (1.0 + np.exp(-self.decision_function(X)))
+        # clipped: a ranker fitted on a few pages can give scores whose exp overflows
+        linear = 1.0 / (1.0 + np.exp(-np.clip(self.decision_function(X), -500.0, 500.0)))
         if self.forest_ is None or not len(linear):
             return linear
         if len(linear) > self.shortlist:
