@@ -168,7 +168,7 @@ from denoise.model import ModelError, TemplateModel
 from denoise.page import Page, site_of
 from denoise.shipped import shipped
 from denoise.structure import Node, kept_tree, structure_of, to_markdown, to_xml
-from denoise.treeops import or_down
+from denoise.treeops import or_down, or_up
 
 _ANCHOR = FEATURE_NAMES.index("anchor_text")
 _OWN_CONTENT_CUE = FEATURE_NAMES.index("cue_content")
@@ -412,14 +412,14 @@ class MainContentExtractor:
         linky |= np.append(menus, False)[blocks.chunk_block]
         if self.furniture:
             linky |= _named_chunks(features, self.furniture, wrappers=True)
+        content = scores.content_chunks()
         if not self.captions:
             linky |= blocks.covered(blocks.has_tag(CAPTIONS)) | _set_apart(
-                features, CAPTION_BIT, scores.content_chunks() & ~linky)
+                features, CAPTION_BIT, content & ~linky)
         if "aside" in self.landmarks:
-            linky |= _set_apart(features, ASIDE_BIT, scores.content_chunks() & ~linky)
+            linky |= _set_apart(features, ASIDE_BIT, content & ~linky)
         if self.dialogs:
             linky |= _dialog_chunks(features)
-        content = scores.content_chunks()
         if self.landmarks:
             landmark = _landmark_chunks(blocks, frozenset(self.landmarks))
             if not self._wrapped_in(features, landmark, content & ~linky):
@@ -599,13 +599,10 @@ def _dialog_chunks(features: PageFeatures) -> np.ndarray:
 def _writing_forms(blocks: PageBlocks) -> np.ndarray:
     """The blocks that are a ``<form>`` holding a ``<textarea>``."""
     shape = blocks.shape
-    holds = np.zeros(len(shape.tag_ids), dtype=bool)
-    for element in np.flatnonzero(tags_among(shape.vocab, shape.tag_ids, TEXT_BOXES)).tolist():
-        element = int(shape.parents[element])
-        while element >= 0 and not holds[element]:  # its ancestors, each marked once
-            holds[element] = True
-            element = int(shape.parents[element])
-    forms = tags_among(shape.vocab, shape.tag_ids, FORMS) & holds
+    boxes = tags_among(shape.vocab, shape.tag_ids, TEXT_BOXES)
+    if not boxes.any():  # most pages: no walk up the tree
+        return np.zeros(0, dtype=np.int64)
+    forms = tags_among(shape.vocab, shape.tag_ids, FORMS) & or_up(shape.parents, boxes)
     elements = blocks.elements
     return np.flatnonzero((elements >= 0) & forms[np.maximum(elements, 0)])
 
