@@ -62,6 +62,13 @@ _MODAL_DIALOGS = etree.XPath(
 #: icons opened its text with their names ("add arrow-down arrow-left ... youtube").
 #: What a drawing shows (``<text>``: a chart's labels, a syntax diagram's words) stays.
 UNDRAWN = ("title", "desc", "metadata", "defs", "symbol")
+#: A ruby's annotations: the reading set in small type above the characters it reads
+#: (``<rt>``, Japanese furigana, Chinese pinyin) and the brackets shown around it where
+#: ruby is not drawn (``<rp>``). Their text is emptied at parsing, as trafilatura and a
+#: reader's copy of the text leave it out: a Japanese news page for learners gave
+#: "子 こ どもへの体罰 たいばつ", each word beside its reading, and not one of its gold
+#: sentences matched. The text after them (the ruby's next characters) stays.
+RUBY_ANNOTATIONS = ("rt", "rp")
 #: Characters lxml's parser can leave in a tree (from references such as ``&#x0b;``) that
 #: its setters refuse, as XML 1.0 has no place for them.
 _NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
@@ -139,6 +146,13 @@ def remove_keeping_tail(element: etree._Element) -> None:
     parent.remove(element)
 
 
+def _empty_inside(element: etree._Element) -> None:
+    """Empty the text of ``element`` and of all it holds, its own tail aside."""
+    element.text = None
+    for inner in element.iterdescendants():
+        inner.text = inner.tail = None
+
+
 def parse_html(html: str, source: str = "<html>", *, ids: bool = False,
                dropped: tuple[str, ...] = DROPPED_TAGS,
                undrawn_text: bool = False) -> etree._Element:
@@ -150,8 +164,9 @@ def parse_html(html: str, source: str = "<html>", *, ids: bool = False,
     (:data:`_MODAL_DIALOGS`) are removed with their content, and an ``<iframe>`` is
     emptied: the parser reads its content as text (the fallback of browsers without
     frames, or an ad's script written out), which no browser shows. So is the text SVG
-    drawings never draw in place (:data:`UNDRAWN`), unless ``undrawn_text``; the elements
-    stay, so a page parsed either way has the same elements.
+    drawings never draw in place (:data:`UNDRAWN`) and a ruby's readings
+    (:data:`RUBY_ANNOTATIONS`), unless ``undrawn_text``; the elements stay, so a page
+    parsed either way has the same elements.
 
     The text is handed to lxml as UTF-8 bytes so that an XML declaration in the page
     (common on XHTML sites) cannot make lxml refuse a ``str``.
@@ -171,9 +186,11 @@ def parse_html(html: str, source: str = "<html>", *, ids: bool = False,
     if not undrawn_text and (b"<svg" in data or b"<SVG" in data):
         for drawing in root.iter("svg"):
             for part in drawing.iter(*UNDRAWN):
-                part.text = None
-                for inner in part.iterdescendants():
-                    inner.text = inner.tail = None
+                _empty_inside(part)
+    if not undrawn_text and (b"<rt" in data or b"<RT" in data or b"<rp" in data
+                             or b"<RP" in data):
+        for part in root.iter(*RUBY_ANNOTATIONS):
+            _empty_inside(part)
     if b"dialog" in data or b"aria-modal" in data:  # a look at the bytes spares the walk
         for element in _MODAL_DIALOGS(root):
             remove_keeping_tail(element)

@@ -48,7 +48,11 @@ CASES = [
     ("<p>408<span>Facebook Likes</span></p>", "408 Facebook Likes"),
     ("<p><b>A</b>1 and <b>MAC</b>OS and <b>Mc</b>Donald's</p>", "A1 and MACOS and Mc Donald's"),
     ("<p>a<script>var x;</script>b</p>", "ab"),  # dropped elements leave one text
-    ("<p>ruby <ruby>\u6f22<rt>kan</rt></ruby></p>", "ruby \u6f22 kan"),
+    # a ruby's readings (furigana) are no text of the page, and the word they annotate
+    # is one word
+    ("<p>ruby <ruby>\u6f22<rt>kan</rt></ruby></p>", "ruby \u6f22"),
+    ("<p><ruby>\u5b50<rp>(</rp><rt>\u3053</rt><rp>)</rp></ruby>\u3069\u3082 <ruby>"
+     "<rb>\u4f53</rb><rt>\u305f\u3044</rt></ruby></p>", "\u5b50\u3069\u3082 \u4f53"),
     # soft hyphens, as characters and as references, are not text
     ("<p>Mit\u00adtel\u00adal\u00adter</p>", "Mittelalter"),
     ("<p>Mit&shy;tel&#173;al&#xad;ter &#xAD;Wein</p>", "Mittelalter Wein"),
@@ -87,6 +91,14 @@ def test_the_page_text_glues_inline_markup_and_breaks_elsewhere(markup, expected
     dom = walk(body(markup), compiled)
     assert dom.text == "T " + expected
     check_offsets(dom)
+
+
+def test_a_picture_of_the_page_keeps_the_readings_and_every_element():
+    # the parse behind render.py shows what a browser draws, ruby's readings too
+    html = body("<p><ruby>\u5b50<rp>(</rp><rt>\u3053</rt><rp>)</rp></ruby>\u3069\u3082</p>")
+    shown, read = parse_html(html, undrawn_text=True), parse_html(html)
+    assert "\u3053" in "".join(shown.itertext()) and "\u3053" not in "".join(read.itertext())
+    assert [e.tag for e in shown.iter()] == [e.tag for e in read.iter()]
 
 
 def test_glued_chunks_are_still_chunks_of_their_own():
