@@ -93,6 +93,13 @@ class PageScores:
         node = self.features.node_of_block()
         return np.where(node >= 0, np.append(self.scores, 0.0)[node], 0.0)
 
+    @cached_property
+    def block_raw(self) -> np.ndarray:
+        """Per block of the page's regions: its node's classifier score, before smoothing
+        (as :attr:`block_scores`)."""
+        node = self.features.node_of_block()
+        return np.where(node >= 0, np.append(self.raw, 0.0)[node], 0.0)
+
     def template_chunks(self) -> np.ndarray:
         """Per text chunk of the page: inside a template block."""
         blocks = self.features.blocks

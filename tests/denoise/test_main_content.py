@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import dataclasses
 
+import numpy as np
 import pytest
 
 from denoise import Page
+from denoise.detector import PageScores
 from denoise.features import extract
 from denoise.html import parse_html
 from denoise.main_content import COPY_CHARS, default_extractor
@@ -464,9 +466,11 @@ def test_a_short_listing_is_read_a_third_time_with_every_block_as_content():
                     f"ago</div></div>" for i, (title, teaser) in enumerate(items))
     item = page(f'<div id="content"><h1>Harbour</h1><div class="related-stories">{cards}'
                 "</div></div>", "topic.html")
-    assert len(main_text(item, short=0)) < default_extractor().short
-    text = main_text(item)
+    # step 7 alone: step 8's listing model takes the items reading of this page too
+    assert len(main_text(item, short=0, listing_model=None)) < default_extractor().short
+    text = main_text(item, listing_model=None)
     assert all(teaser in text for _, teaser in items) and "Sport" not in text
+    assert all(teaser in main_text(item) for _, teaser in items)
 
 
 def test_a_front_page_of_teasers_is_read_as_a_listing():
@@ -605,6 +609,40 @@ def test_a_most_popular_box_inside_the_article_is_not_the_article():
     text = main_text(item)
     assert STORY.strip() in text and SECOND.strip() in text and "crossings" not in text
     assert "crossings" in main_text(item, landmarks=())  # what the landmarks rule takes
+
+
+def test_the_region_is_what_the_models_are_sure_of_not_the_most_text():
+    # A blog's sidebar of legal prose outweighed a short post in characters and won the
+    # one region (step 4), though the models called it likelier boilerplate than content:
+    # the region counts each character by how sure the models are of it
+    disclaimer = ("This blog links now and then to pages of other sites. I have no influence "
+                  "over what those pages say and no control over changes made to them. ")
+    share = "".join(f'<li><a href="/share?{n}">Click to share on {n} (opens in new window)'
+                    f"</a></li>" for n in ("Twitter", "Facebook", "Reddit", "Tumblr"))
+    archive = "".join(f'<li><a href="/{y}/{m}">{m} {y}</a></li>' for y in range(2012, 2020)
+                      for m in ("January", "April", "July", "October"))
+    features = extract(page(
+        f'<div class="post"><div class="entry"><p>{STORY}</p><p>{SECOND}</p></div>'
+        f'<ul class="share">{share}</ul></div><div class="sidebar"><p>{disclaimer * 3}</p>'
+        f'</div><ul class="archive">{archive}</ul>'))
+    blocks = features.blocks
+
+    def text(node: int) -> str:
+        start, end = blocks.spans[node]
+        return blocks.text[blocks.chunk_starts[start]:blocks.chunk_ends[end - 1]]
+
+    # the models' probabilities of boilerplate: the post's paragraphs 0.1, the sidebar
+    # 0.6 (both under the cut), share buttons 0.8 and the archive 0.9 (over it)
+    sure = {"The harbour": 0.1, "Fishermen": 0.1, "This blog": 0.6, "Click": 0.8,
+            "January": 0.9}
+    raw = np.array([next((p for start, p in sure.items() if text(node).startswith(start)), 0.3)
+                    for node in features.nodes.tolist()])
+    assert len(disclaimer * 3) > len(STORY + SECOND)
+    extractor = dataclasses.replace(default_extractor(), listing_model=None, short=0)
+    keep = extractor.kept(PageScores(features, raw, raw, 0.65))[0]
+    kept = " ".join(blocks.text[a:b] for a, b in zip(
+        blocks.chunk_starts[keep], blocks.chunk_ends[keep], strict=True))
+    assert STORY.strip() in kept and SECOND.strip() in kept and "This blog" not in kept
 
 
 def test_an_article_s_own_footer_is_not_the_article():
