@@ -101,12 +101,13 @@ REGION_TAGS = BLOCK_TAGS | LAYOUT_TAGS | frozenset(
 #: Elements that do not break the text: two chunks with only these starting or ending
 #: between them, and no whitespace, are glued (see the module notes). HTML's phrasing
 #: elements that mark up a run of text; ``small`` (a block tag), form controls, images
-#: and embedded content are left out. A ruby's annotations (``rt``, ``rp``) are in: the
-#: parser empties them (:data:`denoise.html.RUBY_ANNOTATIONS`), and the characters they
-#: stood between are one word (``<ruby>子<rt>こ</rt></ruby>ども`` is ``子ども``).
+#: and embedded content are left out. A ruby's annotations (``rt``, ``rp``, ``rtc``) are
+#: in: the parser empties them (:data:`denoise.html.RUBY_ANNOTATIONS`), and the
+#: characters they stood between are one word (``<ruby>子<rt>こ</rt></ruby>ども`` is
+#: ``子ども``).
 INLINE_TAGS = frozenset(
     "a abbr acronym b bdi bdo big cite code data del dfn em font i ins kbd label mark nobr "
-    "q rb rp rt ruby s samp span strike strong sub sup time tt u var wbr".split()
+    "q rb rp rt rtc ruby s samp span strike strong sub sup time tt u var wbr".split()
 )
 #: Two chunks otherwise glued stay apart between these (ASCII) characters, the second a
 #: capital: ``About<span>How I got here</span>``, ``01</span><a>Phelps wins``.

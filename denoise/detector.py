@@ -87,17 +87,22 @@ class PageScores:
         return self.scores >= self.threshold
 
     @cached_property
+    def _block_node(self) -> np.ndarray:
+        """Per block: the scored node it takes its score from, or -1."""
+        return self.features.node_of_block()
+
+    @cached_property
     def block_scores(self) -> np.ndarray:
         """Per block of the page's regions: its node's score (a hidden block takes its
         nearest scored ancestor's; a block under none scores 0, content)."""
-        node = self.features.node_of_block()
+        node = self._block_node
         return np.where(node >= 0, np.append(self.scores, 0.0)[node], 0.0)
 
     @cached_property
     def block_raw(self) -> np.ndarray:
         """Per block of the page's regions: its node's classifier score, before smoothing
-        (as :attr:`block_scores`)."""
-        node = self.features.node_of_block()
+        (and, for a site's pages, before the site's evidence), as :attr:`block_scores`."""
+        node = self._block_node
         return np.where(node >= 0, np.append(self.raw, 0.0)[node], 0.0)
 
     def template_chunks(self) -> np.ndarray:

@@ -67,8 +67,11 @@ UNDRAWN = ("title", "desc", "metadata", "defs", "symbol")
 #: ruby is not drawn (``<rp>``). Their text is emptied at parsing, as trafilatura and a
 #: reader's copy of the text leave it out: a Japanese news page for learners gave
 #: "子 こ どもへの体罰 たいばつ", each word beside its reading, and not one of its gold
-#: sentences matched. The text after them (the ruby's next characters) stays.
-RUBY_ANNOTATIONS = ("rt", "rp")
+#: sentences matched. The text after them (the ruby's next characters) stays. Their
+#: container (``<rtc>``) goes with them. libxml2 does not close an unclosed ``<rt>`` at
+#: the next ``<rb>`` or ``<rp>`` as browsers do, so such markup (rare) loses the base text
+#: it swallows.
+RUBY_ANNOTATIONS = ("rt", "rp", "rtc")
 #: Characters lxml's parser can leave in a tree (from references such as ``&#x0b;``) that
 #: its setters refuse, as XML 1.0 has no place for them.
 _NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
@@ -165,8 +168,8 @@ def parse_html(html: str, source: str = "<html>", *, ids: bool = False,
     emptied: the parser reads its content as text (the fallback of browsers without
     frames, or an ad's script written out), which no browser shows. So is the text SVG
     drawings never draw in place (:data:`UNDRAWN`) and a ruby's readings
-    (:data:`RUBY_ANNOTATIONS`), unless ``undrawn_text``; the elements stay, so a page
-    parsed either way has the same elements.
+    (:data:`RUBY_ANNOTATIONS`), unless ``undrawn_text``; the elements stay, and this comes
+    last, so a page parsed either way has the same elements.
 
     The text is handed to lxml as UTF-8 bytes so that an XML declaration in the page
     (common on XHTML sites) cannot make lxml refuse a ``str``.
@@ -183,14 +186,6 @@ def parse_html(html: str, source: str = "<html>", *, ids: bool = False,
     if b"iframe" in data or b"IFRAME" in data:
         for frame in root.iter("iframe"):  # its content is raw text no browser shows
             frame.text = None
-    if not undrawn_text and (b"<svg" in data or b"<SVG" in data):
-        for drawing in root.iter("svg"):
-            for part in drawing.iter(*UNDRAWN):
-                _empty_inside(part)
-    if not undrawn_text and (b"<rt" in data or b"<RT" in data or b"<rp" in data
-                             or b"<RP" in data):
-        for part in root.iter(*RUBY_ANNOTATIONS):
-            _empty_inside(part)
     if b"dialog" in data or b"aria-modal" in data:  # a look at the bytes spares the walk
         for element in _MODAL_DIALOGS(root):
             remove_keeping_tail(element)
@@ -199,6 +194,13 @@ def parse_html(html: str, source: str = "<html>", *, ids: bool = False,
             etree.strip_tags(root, "noscript")
         else:
             etree.strip_elements(root, "noscript", with_tail=False)
+    # after the noscript step, which counts text: both parses keep the same elements
+    if not undrawn_text:  # walks of the tree in C, cheaper than a look at all the bytes
+        for drawing in root.iter("svg"):
+            for part in drawing.iter(*UNDRAWN):
+                _empty_inside(part)
+        for part in root.iter(*RUBY_ANNOTATIONS):
+            _empty_inside(part)
     return root
 
 

@@ -77,14 +77,16 @@ without its source):
    kept: then the content is spread over the page (a service page's sections side by
    side, a listing's columns, a forum's posts in separate tables) and all of it stays.
    Each character counts as much as the models are sure of it: a kept one by its
-   block's raw probability of content, a boilerplate one by its probability of
-   boilerplate. Counted one each, a blog's sidebar of legal prose, a newsletter form's
-   labels or a paywall box (kept, scored just under the cut) outweighed a short article
-   whose container also held its share buttons and its dropped comments. Held out, with
-   the listing models retrained: trafilatura's set +0.36, Dragnet +0.4, the news sites
-   +0.17, CleanEval's final set and chaos +0.13, readability's set +0.06, WCXB -0.24
-   (collections -1.7, two Steam pages -0.8 and -0.5 of it, listings -0.8, articles
-   +0.04), CleanEval's dev set -0.6 (one page of its 57); 139 pages better, 89 worse.
+   block's raw probability of content, one not kept (boilerplate, or dropped by a rule
+   above) by its probability of boilerplate. Counted one each, a blog's sidebar of legal
+   prose, a newsletter form's labels or a paywall box (kept, scored just under the cut)
+   outweighed a short article whose container also held its share buttons and its
+   dropped comments. Held out, with the listing models retrained: trafilatura's set
+   +0.36, Dragnet +0.4, the news sites +0.17, CleanEval's final set and chaos +0.13,
+   readability's set +0.06, WCXB -0.24 (collections -1.7, two Steam pages -0.8 and -0.5
+   of it, listings -0.8, articles +0.04), CleanEval's dev set -0.6 (one page of its 57);
+   139 pages better, 89 worse. A block holding kept text whose weight is nought (a
+   classifier's probability of exactly 1) is still a candidate.
    The smoothed scores in place of the raw ones: lower on five sets; weighing only the
    boilerplate inside (kept text one each): readability's set and Dragnet -0.3. A
    reading that takes every block as content (step 7's third, step 8's items reading)
@@ -748,8 +750,9 @@ def _in_one_region(scores: PageScores, keep: np.ndarray, spread: float) -> np.nd
     outweighs the boilerplate the most, unless that holds less than ``spread`` of the
     characters kept. There each character weighs as much as the models are sure of it:
     kept text by its block's probability of content (one minus its raw score), the rest
-    inside by its probability of boilerplate; in a reading that takes every block as
-    content (``threshold`` infinite), every character weighs one."""
+    inside (boilerplate, or dropped by a rule) by its probability of boilerplate; a
+    fallen-back reading too. In a reading that takes every block as content
+    (``threshold`` infinite), every character weighs one."""
     features = scores.features
     blocks = features.blocks
     chars = blocks.chunk_chars().astype(np.float64)
@@ -761,13 +764,14 @@ def _in_one_region(scores: PageScores, keep: np.ndarray, spread: float) -> np.nd
         good_weight = bad_weight = np.ones(len(chars))
     good = np.concatenate(([0.0], np.cumsum(chars * keep * good_weight)))
     bad = np.concatenate(([0.0], np.cumsum(chars * (~keep & owned) * bad_weight)))
+    kept = np.concatenate(([0.0], np.cumsum(chars * keep)))
     spans = blocks.spans[features.nodes]
     inside = good[spans[:, 1]] - good[spans[:, 0]]
-    margin = np.where(inside > 0, inside - (bad[spans[:, 1]] - bad[spans[:, 0]]), -np.inf)
+    margin = np.where(kept[spans[:, 1]] > kept[spans[:, 0]],  # the blocks holding kept text
+                      inside - (bad[spans[:, 1]] - bad[spans[:, 0]]), -np.inf)
     best = int(np.argmax(margin))
-    # no finite margin: the content lies outside every scored block
-    kept = np.concatenate(([0.0], np.cumsum(chars * keep)))
     start, end = spans[best]
+    # no finite margin: the content lies outside every scored block
     if not np.isfinite(margin[best]) or kept[end] - kept[start] < spread * kept[-1]:
         return keep
     region = np.zeros(len(keep), dtype=bool)

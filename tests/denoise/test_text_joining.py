@@ -99,6 +99,14 @@ def test_a_picture_of_the_page_keeps_the_readings_and_every_element():
     shown, read = parse_html(html, undrawn_text=True), parse_html(html)
     assert "\u3053" in "".join(shown.itertext()) and "\u3053" not in "".join(read.itertext())
     assert [e.tag for e in shown.iter()] == [e.tag for e in read.iter()]
+    # a <noscript> kept or dropped by how much text lies outside it: the readings, which
+    # may double a page's text, do not tip that one way in one parse and not in the other
+    notice = "<noscript><p>" + "Enable scripts to read this page in full, please. " * 6
+    html = body(notice + "</p><div><span>x</span></div></noscript><p>" + "".join(
+        "<ruby>\u6f22<RT>kanjireading</RT></ruby>" for _ in range(30)) + "</p>")
+    shown, read = parse_html(html, undrawn_text=True), parse_html(html)
+    assert [e.tag for e in shown.iter()] == [e.tag for e in read.iter()]
+    assert "kanji" not in "".join(read.itertext())  # upper-case tags too
 
 
 def test_glued_chunks_are_still_chunks_of_their_own():
