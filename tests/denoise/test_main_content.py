@@ -115,6 +115,36 @@ def test_the_next_story_after_the_article_element_is_not_the_article():
     assert "ferry operator" in main_text(item, one_article=0.0)  # the step at work
 
 
+MOST_READ = ('<div class="recirculation"><h2>Most read</h2><ul>' + "".join(
+    f"<li><h3>{title}</h3><p>{text}</p></li>" for title, text in (
+        ("Lifeboat crew rescues three sailors off the point",
+         "The volunteer crew launched twice in one night after a yacht lost its rudder in "
+         "heavy seas, and towed it into the harbour shortly before dawn, the station said. "
+         "All three sailors were checked by paramedics on the quay and sent home."),
+        ("School roof repairs to start in the spring holidays",
+         "Scaffolding will go up around the primary school in the last week of March, the "
+         "county said, so that the roof can be stripped and relaid while the pupils are "
+         "away. The work is expected to take five weeks and cost about ninety thousand."),
+        ("Market square parking charges to rise in April",
+         "Drivers will pay twenty pence more an hour in the market square from April, after "
+         "the council voted to bring its charges into line with the car parks by the "
+         "station. Residents' permits stay at the same price for another year."),
+        ("Fishing fleet lands its best catch in a decade",
+         "Boats returning to the harbour this week landed more mackerel than in any week "
+         "since records began to be kept on the quay, and buyers came from as far as the "
+         "city to bid for it at the morning auction."),
+    )) + "</ul></div>")
+
+
+def test_a_box_of_other_stories_longer_than_the_article_is_not_kept_after_it():
+    # the article element holds under half of what the scores keep, more than a tenth
+    item = page(f'<div id="content"><article>{ARTICLE}</article>{MOST_READ}</div>')
+    text = main_text(item)
+    assert STORY.strip() in text and "waterline" in text
+    assert "mackerel" not in text and "Scaffolding" not in text
+    assert "mackerel" in main_text(item, one_article=0.5)  # the share the step asked before
+
+
 def test_the_next_story_in_an_article_element_of_its_own_is_not_the_article():
     # a feed of whole stories: the article is the element holding the page's <h1>
     following = NEXT_STORY.replace('<div class="next-story">', "<article>").replace(
