@@ -67,8 +67,9 @@ from denoise.validation import site_family
 #: set 90.3 -> 90.7 (``benchmarks/RESULTS.md``). ``dialogs`` on: no set loses, the mean
 #: 89.8 -> 89.9, trafilatura's set and WCXB +0.2. ``one_article`` 0.5, of 0.5 / 0.7 / 0.9:
 #: every set's choice on the other sets, the news sites +0.3, the mean 89.9 -> 90.0;
-#: then 0.1, of 0.01 / 0.05 / 0.1 / 0.2 / 0.3 / 0.5: 0.05 and 0.1 tie on every set but
-#: trafilatura's (two pages apart), the rest lower or level; no set lower than at 0.5.
+#: then 0.1, of 0.01 / 0.05 / 0.1 / 0.2 / 0.3 / 0.5: every set's choice on the others is
+#: 0.05 or 0.1, a tie (two pages of trafilatura's set differ, one each way); no set
+#: lower than at 0.5.
 PARAMS = {"weight": 0.5, "threshold": 0.65, "link_density": 0.5, "one_region": True,
           "spread": 0.3, "once": True, "comments": 500, "captions": False,
           "bare_headings": False, "tail": 40, "short": 500, "furniture": ["footer"],

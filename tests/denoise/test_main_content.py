@@ -145,6 +145,19 @@ def test_a_box_of_other_stories_longer_than_the_article_is_not_kept_after_it():
     assert "mackerel" in main_text(item, one_article=0.5)  # the share the step asked before
 
 
+def test_a_teaser_card_in_an_article_element_does_not_end_the_article():
+    # the page's one <article> is a card before the story, holding neither its title nor
+    # half of what is kept: the story after it stays
+    card = ("<article class=card><h3>Ferry timetable changes for the summer season</h3>"
+            "<p>The ferry operator will add two early crossings on weekdays from June, "
+            "after a survey of its passengers.</p></article>")
+    body = ARTICLE.replace("<h1>Harbour council backs lighthouse budget</h1>", "")
+    item = page(f'<div id="content"><h1>Harbour council backs lighthouse budget</h1>{card}'
+                f"{body}</div>")
+    text = main_text(item)
+    assert STORY.strip() in text and "waterline" in text
+
+
 def test_the_next_story_in_an_article_element_of_its_own_is_not_the_article():
     # a feed of whole stories: the article is the element holding the page's <h1>
     following = NEXT_STORY.replace('<div class="next-story">', "<article>").replace(
