@@ -113,8 +113,8 @@ without its source):
    choice on the others among 0.01 to 0.5 is 0.05 or 0.1, a tie: they differ on two
    pages of trafilatura's set, one each way), with the title guard and the listing models
    retrained: chaos +0.4, the news sites +0.3 (ten more LA Times pages, whose element
-   holds under half of the content kept beside their "more stories"), Dragnet and WCXB
-   +0.1, the rest unchanged. Without the guard, trafilatura's set, Dragnet and WCXB gain
+   holds under half of the content kept beside their "more stories"), WCXB +0.1, the
+   rest unchanged. Without the guard, trafilatura's set, Dragnet and WCXB gain
    0.05 more (four pages whose title sits outside the element), at the risk of a card
    or a forum's first post ending the page.
 5. Once: a kept block of :data:`COPY_CHARS` or more whose text an earlier kept block
@@ -577,7 +577,8 @@ def _named_chunks(features: PageFeatures, families: tuple[str, ...],
 def _in_one_article(blocks: PageBlocks, keep: np.ndarray, share: float) -> np.ndarray:
     """``keep`` up to the end of the page's article: its one outermost ``<article>``
     element holding text, or of several the one holding its first ``<h1>``, when that
-    holds ``share`` of what ``keep`` keeps or more (module doc, step 4)."""
+    holds ``share`` of what ``keep`` keeps or more, and under half only when it holds the
+    ``<h1>`` (module doc, step 4)."""
     article = blocks.has_tag(ARTICLE)
     if not article.any():
         return keep
