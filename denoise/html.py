@@ -195,12 +195,13 @@ def parse_html(html: str, source: str = "<html>", *, ids: bool = False,
         else:
             etree.strip_elements(root, "noscript", with_tail=False)
     # after the noscript step, which counts text: both parses keep the same elements
-    if not undrawn_text:  # walks of the tree in C, cheaper than a look at all the bytes
-        for drawing in root.iter("svg"):
-            for part in drawing.iter(*UNDRAWN):
-                _empty_inside(part)
-        for part in root.iter(*RUBY_ANNOTATIONS):
-            _empty_inside(part)
+    if not undrawn_text:  # one walk of the tree in C, cheaper than a look at all the bytes
+        for element in root.iter("svg", *RUBY_ANNOTATIONS):
+            if element.tag == "svg":
+                for part in element.iter(*UNDRAWN):
+                    _empty_inside(part)
+            else:
+                _empty_inside(element)
     return root
 
 
