@@ -129,7 +129,7 @@ def readings(folder: Path) -> tuple[list[Reading], Counter[tuple[str, str]]]:
             continue
         pages[part, group_of(gold.set_name, gold.page_type)] += 1
         scores = extractor.scores(features)
-        first, _ = extractor.kept(scores)
+        first, _ = extractor.reading(scores)
         items = extractor.items_reading(scores, first)
         if items is not None:
             truth = words(gold.gold_text)

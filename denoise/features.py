@@ -97,8 +97,11 @@ DIALOG_BIT = len(CUES)
 #: "image__caption", "photo-credit");
 CAPTION_BIT = DIALOG_BIT + 1
 #: of a box of links beside the article that is no landmark: related posts, tags
-#: ("related-posts", "entry-tags").
+#: ("related-posts", "entry-tags");
 ASIDE_BIT = CAPTION_BIT + 1
+#: of comments alone ("comment", "commentlist"; the ``comments`` cue family also holds
+#: a thread's replies): main-content mode's step 9.
+COMMENT_BIT = ASIDE_BIT + 1
 #: Typographic marks beyond ASCII: guillemets, bullets, dashes, quotes, ellipsis.
 _MARKS = "\u00ab\u00bb\u00b7\u2022\u2013\u2014\u201c\u201d\u2018\u2019\u2026"
 _PUNCTUATION = frozenset(string.punctuation + _MARKS)
@@ -210,6 +213,7 @@ _CUE_WORDS = (
     (6, "text"), (6, "body"), (7, "search"), (7, "login"), (7, "signin"),
     (8, "cookie"), (8, "consent"), (8, "gdpr"), (8, "dsgvo"), (8, "popup"), (8, "modal"),
     (8, "overlay"), (9, "caption"), (9, "credit"), (10, "related"), (10, "tags"),
+    (11, "comment"),
 )
 
 

@@ -9,6 +9,7 @@ from denoise.errors import PageError
 from denoise.features import (
     ASIDE_BIT,
     CAPTION_BIT,
+    COMMENT_BIT,
     CUES,
     DIALOG_BIT,
     FEATURE_NAMES,
@@ -168,6 +169,9 @@ def test_cue_bits_name_dialogs_past_the_model_families():
     assert cue_bits("related-posts") == 1 << ASIDE_BIT | 1 << CUES.index("sidebar") \
         | 1 << CUES.index("content")
     assert cue_bits("entry-tags") == 1 << ASIDE_BIT | 1 << CUES.index("content")
+    comments = 1 << CUES.index("comments")
+    assert cue_bits("commentlist") == 1 << COMMENT_BIT | comments
+    assert cue_bits("reply") == comments  # a thread's replies: the family, not the bit
 
 
 def test_a_dialog_s_class_marks_the_block_but_no_feature_column():

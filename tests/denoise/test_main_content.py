@@ -309,6 +309,38 @@ def test_comments_and_related_stories_are_not_the_article():
     assert "honestly" not in text and "comments" not in text and "ferry" not in text
 
 
+SHORT_POST = "The lighthouse at dusk, from the end of the old stone pier."
+
+
+def short_post_comments(post: str, names: str = "comment") -> str:
+    """A post and ten readers' comments in blocks named ``names``, as a blog lays
+    them out (the comments outweigh the post thirty to one)."""
+    return (f'<div id="content"><div class="post"><h2>Lighthouse at dusk</h2>{post}</div>'
+            f'<div id="comments"><h3>10 Comments</h3><ol>' + "".join(
+                f'<li class="{names}"><div class="{names}-author">reader{i}</div><div '
+                f'class="{names}-meta">November {i + 1}, 2012 | Permalink</div><p>What a '
+                f"picture, I have walked that pier a hundred times and never seen the lamp "
+                f"like that, thank you for sharing it, number {i}.</p></li>"
+                for i in range(10)) + "</ol></div></div>")
+
+
+def test_a_short_post_is_returned_without_its_comments():
+    text = main_text(page(short_post_comments(f"<p>{SHORT_POST}</p>"), "dusk.html"))
+    assert SHORT_POST in text
+    assert "What a picture" not in text and "Permalink" not in text
+    # step 3 alone keeps them: the post is too short to outweigh them
+    kept = main_text(page(short_post_comments(f"<p>{SHORT_POST}</p>"), "dusk.html"),
+                     post_comments=False)
+    assert "What a picture" in kept
+
+
+def test_a_thread_of_posts_named_comments_keeps_them():
+    # nothing but a title outside the blocks named comments: a forum thread, not a post
+    thread = short_post_comments("").replace('<div class="post">', '<div class="thread">')
+    text = main_text(page(thread, "thread.html"))
+    assert "What a picture" in text and "number 9" in text
+
+
 def test_no_page_loses_its_first_paragraph():
     text = main_text(page(f'<div id="content"><article>{ARTICLE}</article></div>'))
     assert text.index(STORY.strip()) < text.index(SECOND.strip())
