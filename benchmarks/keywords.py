@@ -2,7 +2,7 @@
 three established extractors on the same test pages in the same run.
 
 Run: python benchmarks/keywords.py BENCH [--detector BENCH/detector.npz] [--recall 0.5]
-                                         [--main-content MODEL.npz]
+                                         [--main-content MODEL.npz [--main-listing L.npz]]
                                          [--markdown benchmarks/out/keywords.md]
 
 BENCH is a folder made by ``python -m corpora.keyword_bench BENCH`` (``train/`` and
@@ -29,7 +29,10 @@ Issue 31's section: the shipped configuration (ranker trained and tested on
 de-noised pages, with its forest, as a list with ``DEFAULT_PHRASES`` of the slots
 for phrases) on the page-level detector's text (DN) and on the main-content text
 (DN-main: ``--main-content`` must be a model that never saw the test site, e.g. one
-trained by ``corpora.train_main_content`` without sites-dev-news), beside the paper's
+trained by ``corpora.train_main_content`` without sites-dev-news, read at the shipped
+model's parameters as ``benchmarks/main_content.py --heldout`` reads it; with
+``--main-listing``, step 8's listing model trained without the same source, else no
+step 8: the shipped listing model saw the news sites), beside the paper's
 ranker alone and the list without phrase slots; the share of phrases of two or more
 words in the top 10 against their share among the annotated keywords; the same
 configurations left out one story category at a time (trained on the other
@@ -44,6 +47,7 @@ from __future__ import annotations
 import argparse
 import time
 from collections import Counter
+from dataclasses import fields, replace
 from pathlib import Path
 
 import lxml.html
@@ -236,6 +240,18 @@ def issue31(labelled: dict[str, list[LabelledPage]], train: dict[str, list[Prepa
     return lines
 
 
+def held_out_main_content(detector: Path, content: Path, listing: Path | None,
+                          ) -> MainContentExtractor:
+    """The main-content model ``content`` (and step 8's ``listing`` model, None: no step
+    8) at the shipped model's parameters, whatever its header says: today's rules with a
+    model that never saw the test site."""
+    shipped = MainContentExtractor.load(listing_step=False)
+    params = {f.name: getattr(shipped, f.name) for f in fields(shipped)
+              if f.name not in ("detector", "content_model", "listing_model")}
+    return replace(MainContentExtractor.load(detector, content, listing,
+                                             listing_step=listing is not None), **params)
+
+
 def _row(name: str, scores: np.ndarray, p_values: np.ndarray | None = None) -> str:
     cells = [f"{100 * m:.2f}" + ("*" if p_values is not None and p < 0.05 else "")
              for m, p in zip(scores.mean(axis=0), p_values if p_values is not None
@@ -253,6 +269,10 @@ def main() -> None:
     parser.add_argument("--main-content", type=Path, default=None,
                         help="main-content model for the DN-main rows (one that never saw "
                         "the test site; default: no DN-main rows)")
+    parser.add_argument("--main-listing", type=Path, default=None,
+                        help="step 8's listing model for the DN-main rows, trained without "
+                        "the main-content model's source (corpora.train_listing --heldout; "
+                        "default: no step 8)")
     parser.add_argument("--markdown", type=Path, default=None)
     args = parser.parse_args()
     detector_path = args.detector or args.bench / "detector.npz"
@@ -268,8 +288,8 @@ def main() -> None:
     detector = detector.at_recall(recall)
     cleaners = {"none": Cleaner(Mode.none), "page": Cleaner(Mode.page, detector=detector)}
     if args.main_content is not None:
-        cleaners["main"] = Cleaner(Mode.main, extractor=MainContentExtractor.load(
-            detector_path, args.main_content))
+        cleaners["main"] = Cleaner(Mode.main, extractor=held_out_main_content(
+            detector_path, args.main_content, args.main_listing))
     train = {text: prepare(labelled["train"], cleaner=c) for text, c in cleaners.items()}
     test = {text: prepare(labelled["test"], cleaner=c) for text, c in cleaners.items()}
     other = TableFile.load(shipped(DEFAULT_DF)).tables["documents"]
