@@ -30,7 +30,8 @@ de-noised pages, with its forest, as a list with ``DEFAULT_PHRASES`` of the slot
 for phrases) on the page-level detector's text (DN) and on the main-content text
 (DN-main: ``--main-content`` must be a model that never saw the test site, e.g. one
 trained by ``corpora.train_main_content`` without sites-dev-news, read at the shipped
-model's parameters as ``benchmarks/main_content.py --heldout`` reads it; with
+model's parameters as ``benchmarks/main_content.py --heldout`` reads it (the template
+model mixed in is the benchmark's detector, which never saw the test site); with
 ``--main-listing``, step 8's listing model trained without the same source, else no
 step 8: the shipped listing model saw the news sites), beside the paper's
 ranker alone and the list without phrase slots; the share of phrases of two or more
@@ -275,6 +276,8 @@ def main() -> None:
                         "default: no step 8)")
     parser.add_argument("--markdown", type=Path, default=None)
     args = parser.parse_args()
+    if args.main_listing is not None and args.main_content is None:
+        parser.error("--main-listing needs --main-content")
     detector_path = args.detector or args.bench / "detector.npz"
     started = time.process_time()
     labelled = {split: list(read_labelled(args.bench / split)) for split in ("train", "test")}

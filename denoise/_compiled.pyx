@@ -941,6 +941,10 @@ cdef const char* _CUE_WORDS[N_CUES]
 _CUE_WORDS[:] = [b"nav", b"menu", b"breadcrumb", b"toolbar", b"skip", b"pagination", b"pager", b"footer", b"copyright", b"legal", b"header", b"masthead", b"banner", b"logo", b"sidebar", b"aside", b"widget", b"related", b"rail", b"advert", b"sponsor", b"promo", b"social", b"share", b"subscribe", b"newsletter", b"cookie", b"comment", b"reply", b"content", b"article", b"main", b"post", b"entry", b"story", b"text", b"body", b"search", b"login", b"signin", b"cookie", b"consent", b"gdpr", b"dsgvo", b"popup", b"modal", b"overlay", b"caption", b"credit", b"related", b"tags", b"comment"]
 cdef int _CUE_BITS[N_CUES]
 _CUE_BITS[:] = [0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3, 3, 4, 4, 4, 4, 4, 4, 4, 4, 5, 5, 6, 6, 6, 6, 6, 6, 6, 6, 7, 7, 7, 8, 8, 8, 8, 8, 8, 8, 9, 9, 10, 10, 11]
+# A word's match does not count when these letters follow it ("commentary" is an
+# opinion article, not readers' comments): "" for none (denoise.features._NOT_BEFORE).
+cdef const char* _CUE_NOT[N_CUES]
+_CUE_NOT[:] = [b""] * (N_CUES - 1) + [b"ary"]
 
 
 cdef inline unsigned int _fnv(const unsigned char* s, Py_ssize_t n) noexcept nogil:
@@ -1029,6 +1033,18 @@ cdef void _index_cue_words() noexcept:
 _index_cue_words()
 
 
+cdef inline bint _followed_by(const char* low, Py_ssize_t at, const char* tail) noexcept nogil:
+    """Whether ``tail`` (not empty) is at ``low[at:]``."""
+    cdef Py_ssize_t j = 0
+    if tail[0] == 0:
+        return False
+    while tail[j] != 0:
+        if low[at + j] != tail[j]:
+            return False
+        j += 1
+    return True
+
+
 cdef unsigned int _cues_of(const unsigned char* value) noexcept nogil:
     """The cue bits of one attribute value (matched in lower case, first 255 bytes).
 
@@ -1059,7 +1075,7 @@ cdef unsigned int _cues_of(const unsigned char* value) noexcept nogil:
             j = 1
             while j < length and low[at + j] == word[j]:
                 j += 1
-            if j == length:
+            if j == length and not _followed_by(low, at + length, _CUE_NOT[k]):
                 bits |= 1u << _CUE_BITS[k]
     return bits
 

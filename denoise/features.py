@@ -99,8 +99,8 @@ CAPTION_BIT = DIALOG_BIT + 1
 #: of a box of links beside the article that is no landmark: related posts, tags
 #: ("related-posts", "entry-tags");
 ASIDE_BIT = CAPTION_BIT + 1
-#: of comments alone ("comment", "commentlist"; the ``comments`` cue family also holds
-#: a thread's replies): main-content mode's step 9.
+#: of comments ("comment", "commentlist", not "commentary"; the ``comments`` cue family
+#: also holds a thread's replies): main-content mode's step 9.
 COMMENT_BIT = ASIDE_BIT + 1
 #: Typographic marks beyond ASCII: guillemets, bullets, dashes, quotes, ellipsis.
 _MARKS = "\u00ab\u00bb\u00b7\u2022\u2013\u2014\u201c\u201d\u2018\u2019\u2026"
@@ -224,13 +224,22 @@ def _block_cues(cues: np.ndarray, elements: np.ndarray) -> np.ndarray:
     return np.where(elements >= 0, cues[np.maximum(elements, 0)], 0).astype(np.uint16)
 
 
+#: A cue word's match does not count when these letters follow it: "commentary" is an
+#: opinion article, not readers' comments (the compiled pass's ``_CUE_NOT``).
+_NOT_BEFORE = {(COMMENT_BIT, "comment"): b"ary"}
+
+
 def cue_bits(value: str) -> int:
     """Cue-family bits of one ``class`` or ``id`` value (substrings, lower case): the
     :data:`CUES` families' and the bits past them (:data:`DIALOG_BIT`...)."""
     low = value.encode("utf-8", "replace")[:255].lower()
     bits = 0
     for bit, word in _CUE_WORDS:
-        if word.encode() in low:
+        found, tail = word.encode(), _NOT_BEFORE.get((bit, word))
+        at = low.find(found)
+        while tail is not None and at >= 0 and low.startswith(tail, at + len(found)):
+            at = low.find(found, at + 1)
+        if at >= 0:
             bits |= 1 << bit
     return bits
 

@@ -167,10 +167,11 @@ without its source):
    +3.3 and +6.6 F1, past trafilatura's; Dragnet -0.1 (blog posts whose sidebars the
    items reading adds), trafilatura's and readability's sets -0.2.
 9. A short post's comments: text in blocks whose own class or id names comments
-   ("comment", "commentbody": :data:`~denoise.features.COMMENT_BIT`; not "reply")
-   goes however little is kept outside them, when what is kept outside holds a
-   paragraph (a ``<p>``): a photo post's one-line caption and its 57 comments, a
-   two-paragraph post and its 12. Step 3 keeps them, as it must for a thread; what
+   ("comment", "commentbody": :data:`~denoise.features.COMMENT_BIT`; not "reply", not
+   "commentary") goes however little is kept outside them, when what is kept outside
+   holds a paragraph (a ``<p>``), unless the block holds the page's first ``<h1>`` (an
+   opinion article styled "tone-comment"): a photo post's one-line caption and its 57
+   comments, a two-paragraph post and its 12. Step 3 keeps them, as it must for a thread; what
    tells the two apart here is the paragraph: a forum whose posts are named comments
    (Invision's "ipsComment") keeps only a title and a share bar outside them. Last,
    after the listing step: dropped before the region step (step 4) or the short
@@ -583,7 +584,13 @@ def _without_post_comments(features: PageFeatures, keep: np.ndarray) -> np.ndarr
     """``keep`` less the text of blocks named as comments when what it keeps outside
     them holds a paragraph (module doc, step 9)."""
     blocks, cues = features.blocks, features.block_cues
-    named = blocks.covered((cues >> COMMENT_BIT & 1).astype(bool) & ~blocks.has_tag(BODY))
+    nodes = np.flatnonzero((cues >> COMMENT_BIT & 1).astype(bool) & ~blocks.has_tag(BODY))
+    nodes = nodes[~_title_holders(blocks, nodes)]  # an opinion piece styled "tone-comment"
+    if not len(nodes):
+        return keep
+    chosen = np.zeros(len(blocks), dtype=bool)
+    chosen[nodes] = True
+    named = blocks.covered(chosen)
     if not (keep & named).any():
         return keep
     outside = keep & ~named & blocks.covered(blocks.has_tag(PARAGRAPHS))

@@ -172,6 +172,8 @@ def test_cue_bits_name_dialogs_past_the_model_families():
     comments = 1 << CUES.index("comments")
     assert cue_bits("commentlist") == 1 << COMMENT_BIT | comments
     assert cue_bits("reply") == comments  # a thread's replies: the family, not the bit
+    assert cue_bits("commentary-body") == comments | 1 << CUES.index("content")  # opinion
+    assert cue_bits("commentary comment") == 1 << COMMENT_BIT | comments
 
 
 def test_a_dialog_s_class_marks_the_block_but_no_feature_column():

@@ -334,6 +334,19 @@ def test_a_short_post_is_returned_without_its_comments():
     assert "What a picture" in kept
 
 
+def test_an_opinion_article_named_comment_or_commentary_is_the_article():
+    # a newspaper's opinion pieces: the article styled "tone-comment" (holding the
+    # title), the story in a "commentary-body" with a paragraph outside it
+    tone = page('<p class="standfirst">A view from the harbour wall.</p><article class="'
+                f'content tonal--tone-comment">{ARTICLE}</article>', "opinion.html")
+    commentary = page(f'<h1>Harbour council backs lighthouse budget</h1><p class="dek">A '
+                      f'view from the harbour wall.</p><div class="commentary-body">'
+                      f"<p>{STORY}</p><p>{SECOND}</p></div>", "opinion2.html")
+    for item in (tone, commentary):
+        text = main_text(item)
+        assert STORY.strip() in text and SECOND.strip() in text
+
+
 def test_a_thread_of_posts_named_comments_keeps_them():
     # nothing but a title outside the blocks named comments: a forum thread, not a post
     thread = short_post_comments("").replace('<div class="post">', '<div class="thread">')
