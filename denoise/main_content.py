@@ -171,12 +171,13 @@ without its source):
    "commentary") goes however little is kept outside them, when what is kept outside
    holds a paragraph (a ``<p>``), unless the block holds the page's first ``<h1>`` (an
    opinion article styled "tone-comment"): a photo post's one-line caption and its 57
-   comments, a two-paragraph post and its 12. Step 3 keeps them, as it must for a thread; what
-   tells the two apart here is the paragraph: a forum whose posts are named comments
-   (Invision's "ipsComment") keeps only a title and a share bar outside them. Last,
-   after the listing step: dropped before the region step (step 4) or the short
-   re-read (step 7), they left a page short enough that the re-read or the region
-   took the site's header or its testimonials instead. Held out: Dragnet +0.9,
+   comments, a two-paragraph post and its 12. Step 3 keeps them, as it must for a
+   thread; what tells the two apart here is the paragraph: a forum whose posts are
+   named comments (Invision's "ipsComment") keeps only a title and a share bar
+   outside them. Last, after the listing step: dropped before the region step (step
+   4) or the short re-read (step 7), they left a page short enough that the re-read
+   or the region took the site's header or its testimonials instead. Held out (the
+   rule read on Dragnet's pages; its shipping, the other sets' choice): Dragnet +0.9,
    readability's set +0.4, CleanEval's final set -0.3 and development set -0.1 (their
    gold keeps readers' comments: a blog's, a radio station's "your views"), the
    other sets and every WCXB page type within 0.1. Issue 33 counts comments as not
@@ -324,8 +325,9 @@ class MainContentExtractor:
     menu_chars : a block mostly of anchor text (over :data:`LINKED_HEADING`) with fewer
         characters than this is a menu entry ("Home", "Art History") and dropped, the
         link-density limit aside (the items reading's menus, step 8); 0 never.
-    post_comments : drop the text of blocks named as comments (not replies) when the
-        text kept outside them holds a paragraph, however short (step 9).
+    post_comments : drop the text of blocks named as comments (not replies), but one
+        holding the page's first ``<h1>``, when the text kept outside them holds a
+        paragraph, however short (step 9).
     listing_model : tells a listing from an article (:mod:`denoise.listing`): when it
         says the page's items reading is the better, that reading is taken (step 8);
         None never.
