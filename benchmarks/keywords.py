@@ -48,7 +48,7 @@ from __future__ import annotations
 import argparse
 import time
 from collections import Counter
-from dataclasses import fields, replace
+from dataclasses import replace
 from pathlib import Path
 
 import lxml.html
@@ -246,11 +246,9 @@ def held_out_main_content(detector: Path, content: Path, listing: Path | None,
     """The main-content model ``content`` (and step 8's ``listing`` model, None: no step
     8) at the shipped model's parameters, whatever its header says: today's rules with a
     model that never saw the test site."""
-    shipped = MainContentExtractor.load(listing_step=False)
-    params = {f.name: getattr(shipped, f.name) for f in fields(shipped)
-              if f.name not in ("detector", "content_model", "listing_model")}
+    shipped = MainContentExtractor.load(listing_step=False).parameters()
     return replace(MainContentExtractor.load(detector, content, listing,
-                                             listing_step=listing is not None), **params)
+                                             listing_step=listing is not None), **shipped)
 
 
 def _row(name: str, scores: np.ndarray, p_values: np.ndarray | None = None) -> str:

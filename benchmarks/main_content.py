@@ -60,7 +60,7 @@ import sys
 import time
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import dataclass, field, replace
 from importlib.metadata import PackageNotFoundError, version
 from itertools import chain
 from pathlib import Path
@@ -146,9 +146,7 @@ class HeldOut:
                       if name and self.folder else shipped)
             if self.folder is not None and not self.listing:  # no held-out listing models
                 loaded = replace(loaded, listing_model=None)
-            params = {f.name: getattr(shipped, f.name) for f in fields(shipped)
-                      if f.name not in ("detector", "content_model", "listing_model")}
-            self.models[name] = replace(loaded, **{**params, **self.params})
+            self.models[name] = replace(loaded, **{**shipped.parameters(), **self.params})
         return self.models[name]
 
 

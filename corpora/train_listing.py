@@ -37,7 +37,7 @@ import sys
 import time
 from collections import Counter
 from collections.abc import Iterator
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
@@ -110,9 +110,7 @@ def readings(folder: Path) -> tuple[list[Reading], Counter[tuple[str, str]]]:
     how many pages each part and group (:func:`group_of`) has, with a choice or not."""
     index = json.loads((folder / HELDOUT_INDEX).read_text(encoding="utf-8"))["models"]
     extractors: dict[str, MainContentExtractor] = {}
-    default = MainContentExtractor.load(listing_step=False)
-    shipped = {f.name: getattr(default, f.name) for f in fields(default)
-               if f.name not in ("detector", "content_model", "listing_model")}
+    shipped = MainContentExtractor.load(listing_step=False).parameters()
     out = []
     pages: Counter[tuple[str, str]] = Counter()
     for count, (source, gold) in enumerate(gold_pages(), 1):

@@ -190,7 +190,7 @@ figure from parameters chosen on the *other* sources, is in ``benchmarks/RESULTS
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, fields, replace
 from functools import lru_cache
 from pathlib import Path
 
@@ -413,6 +413,12 @@ class MainContentExtractor:
         """Per text chunk of the page: part of the main content."""
         return self.kept_chunks(self.scores(features, template_raw))
 
+    def parameters(self) -> dict[str, object]:
+        """The extractor's parameters, its models left out: to read another model (a
+        held-out one) the way this one reads pages, ``replace(other, **parameters())``."""
+        return {f.name: getattr(self, f.name) for f in fields(self)
+                if f.name not in ("detector", "content_model", "listing_model")}
+
     def kept_chunks(self, scores: PageScores) -> np.ndarray:
         """Per text chunk of the page: part of the main content, from the page's mixed
         scores (:meth:`scores`)."""
@@ -585,14 +591,10 @@ def _landmark_chunks(blocks: PageBlocks, tags: frozenset[str]) -> np.ndarray:
 def _without_post_comments(features: PageFeatures, keep: np.ndarray) -> np.ndarray:
     """``keep`` less the text of blocks named as comments when what it keeps outside
     them holds a paragraph (module doc, step 9)."""
-    blocks, cues = features.blocks, features.block_cues
-    nodes = np.flatnonzero((cues >> COMMENT_BIT & 1).astype(bool) & ~blocks.has_tag(BODY))
-    nodes = nodes[~_title_holders(blocks, nodes)]  # an opinion piece styled "tone-comment"
-    if not len(nodes):
-        return keep
-    chosen = np.zeros(len(blocks), dtype=bool)
-    chosen[nodes] = True
-    named = blocks.covered(chosen)
+    blocks = features.blocks
+    named = (features.block_cues >> COMMENT_BIT & 1).astype(bool) & ~blocks.has_tag(BODY)
+    # the block holding the page's first <h1>: an opinion piece styled "tone-comment"
+    named = _named_apart(blocks, np.flatnonzero(named), spare_half=False)
     if not (keep & named).any():
         return keep
     outside = keep & ~named & blocks.covered(blocks.has_tag(PARAGRAPHS))
@@ -687,14 +689,17 @@ def _set_apart(features: PageFeatures, bit: int, content: np.ndarray) -> np.ndar
     return chunks
 
 
-def _named_apart(blocks: PageBlocks, nodes: np.ndarray) -> np.ndarray:
+def _named_apart(blocks: PageBlocks, nodes: np.ndarray, *, spare_half: bool = True,
+                 ) -> np.ndarray:
     """Per chunk: inside one of the blocks ``nodes`` but those holding the page's first
-    ``<h1>`` or half its text or more: a block named for what is set apart from the
-    article (a dialog, a caption) that is the page's layout instead."""
+    ``<h1>`` or (``spare_half``) half its text or more: a block named for what is set
+    apart from the article (a dialog, a caption) that is the page's layout instead.
+    Readers' comments may be most of a page (step 9): ``spare_half=False``."""
     nodes = nodes[~_title_holders(blocks, nodes)]
-    chars = np.concatenate(([0], np.cumsum(blocks.chunk_chars())))
-    spans = blocks.spans[nodes]
-    nodes = nodes[2 * (chars[spans[:, 1]] - chars[spans[:, 0]]) < chars[-1]]
+    if spare_half:
+        chars = np.concatenate(([0], np.cumsum(blocks.chunk_chars())))
+        spans = blocks.spans[nodes]
+        nodes = nodes[2 * (chars[spans[:, 1]] - chars[spans[:, 0]]) < chars[-1]]
     chosen = np.zeros(len(blocks), dtype=bool)
     chosen[nodes] = True
     return blocks.covered(chosen)

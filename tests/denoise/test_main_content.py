@@ -776,3 +776,13 @@ def test_the_third_reading_never_replaces_the_first():
                 if not isinstance(p, Skipped) and p.id.endswith(wanted))
     text = main_text(item)
     assert "Flink ML documentation" in text and "trademarks" not in text
+
+
+def test_parameters_carry_over_to_another_extractor_without_its_models():
+    shipped = default_extractor()
+    other = dataclasses.replace(shipped, threshold=0.3, post_comments=False, content_model=None)
+    params = shipped.parameters()
+    assert not {"detector", "content_model", "listing_model"} & set(params)
+    carried = dataclasses.replace(other, **params)
+    assert carried.threshold == shipped.threshold and carried.post_comments
+    assert carried.content_model is None  # the other's model stays
