@@ -1045,6 +1045,23 @@ cdef inline bint _followed_by(const char* low, Py_ssize_t at, const char* tail) 
     return True
 
 
+# An <input> one types into: a form holding two is one to fill in (denoise.features).
+DEF FIELD_BIT = 12  # noqa
+cdef const char* _ENTRY_TYPES[6]
+_ENTRY_TYPES[:] = [b"text", b"email", b"password", b"tel", b"url", b""]
+
+
+cdef bint _entry_type(const unsigned char* value) noexcept nogil:
+    """Whether an ``<input>`` of this ``type`` is typed into (denoise.features.ENTRY_TYPES)."""
+    cdef Py_ssize_t n = strlen(<const char*>value)
+    cdef int k
+    for k in range(6):
+        if (<Py_ssize_t>strlen(_ENTRY_TYPES[k]) == n
+                and strncasecmp(<const char*>value, _ENTRY_TYPES[k], n) == 0):
+            return True
+    return False
+
+
 cdef unsigned int _cues_of(const unsigned char* value) noexcept nogil:
     """The cue bits of one attribute value (matched in lower case, first 255 bytes).
 
@@ -1119,6 +1136,7 @@ def markup_stats(root):
     cdef Py_ssize_t size, name_size
     cdef cnp.uint16_t cues
     cdef cnp.uint32_t host
+    cdef bint field
     cdef _Markup out
     out.sizes = NULL
     out.hosts = NULL
@@ -1133,6 +1151,7 @@ def markup_stats(root):
             size = 2 * name_size + 5
             cues = 0
             host = 0
+            field = name_size == 5 and strncmp(<const char*>node.name, "input", 6) == 0
             attr = node.properties
             while attr is not NULL:
                 value = <const unsigned char*>b""
@@ -1145,7 +1164,11 @@ def markup_stats(root):
                 elif (name_size == 1 and node.name[0] == 97
                       and strncmp(<const char*>attr.name, "href", 5) == 0):
                     host = _host_hash(value)
+                elif field and strncmp(<const char*>attr.name, "type", 5) == 0:
+                    field = _entry_type(value)
                 attr = attr.next
+            if field:
+                cues |= <cnp.uint16_t>(1 << FIELD_BIT)
             out.sizes[index] = <int>min(size, 2147483647)
             out.hosts[index] = host
             out.cues[index] = cues

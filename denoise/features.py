@@ -53,7 +53,7 @@ from functools import lru_cache
 import numpy as np
 from lxml import etree
 
-from denoise.blocks import DomIndex, PageBlocks, index_dom, segment_dom
+from denoise.blocks import DomIndex, PageBlocks, index_dom, segment_dom, tags_among
 from denoise.html import parse_html
 from denoise.page import Page, site_of
 from denoise.site.fingerprint import eligible_blocks
@@ -102,6 +102,19 @@ ASIDE_BIT = CAPTION_BIT + 1
 #: of comments ("comment", "commentlist", not "commentary"; the ``comments`` cue family
 #: also holds a thread's replies): main-content mode's step 9.
 COMMENT_BIT = ASIDE_BIT + 1
+#: Not a class / id word: an ``<input>`` one types into (:data:`ENTRY_TYPES`), set on the
+#: input itself, and
+FIELD_BIT = COMMENT_BIT + 1
+#: a ``<form>`` holding :data:`FORM_FIELDS` of them: a form to fill in (a login, a sign-up,
+#: a contact form), which main-content mode drops with its dialogs.
+FILL_IN_BIT = FIELD_BIT + 1
+#: The ``type`` values of an ``<input>`` one types into ("" and none: text); not a search
+#: box's alone, which is one field, nor hidden, checkbox, radio or number inputs (a shop's
+#: quick-buy form, a listing's filters, a quantity).
+ENTRY_TYPES = frozenset({"text", "email", "password", "tel", "url", ""})
+#: The fields of a form to fill in: a name and a password, a name and an e-mail address.
+FORM_FIELDS = 2
+_FORMS = frozenset({"form"})
 #: Typographic marks beyond ASCII: guillemets, bullets, dashes, quotes, ellipsis.
 _MARKS = "\u00ab\u00bb\u00b7\u2022\u2013\u2014\u201c\u201d\u2018\u2019\u2026"
 _PUNCTUATION = frozenset(string.punctuation + _MARKS)
@@ -195,6 +208,8 @@ def markup_stats_python(root: etree._Element) -> tuple[np.ndarray, np.ndarray, n
                 bits |= cue_bits(value)
             elif name == "href" and element.tag == "a":
                 host = link_host_hash(value)
+        if element.tag == "input" and element.get("type", "text").lower() in ENTRY_TYPES:
+            bits |= 1 << FIELD_BIT
         sizes.append(size)
         hosts.append(host)
         cues.append(bits)
@@ -215,6 +230,22 @@ _CUE_WORDS = (
     (8, "overlay"), (9, "caption"), (9, "credit"), (10, "related"), (10, "tags"),
     (11, "comment"),
 )
+
+
+def _fill_in_forms(dom: DomIndex, cues: np.ndarray) -> np.ndarray:
+    """``cues`` with :data:`FILL_IN_BIT` set on each ``<form>`` holding
+    :data:`FORM_FIELDS` inputs one types into or more."""
+    fields = (cues >> FIELD_BIT & 1).astype(np.int64)
+    if int(fields.sum()) < FORM_FIELDS:  # most pages
+        return cues
+    forms = np.flatnonzero(tags_among(dom.vocab, dom.tag_ids, _FORMS))
+    held = np.concatenate(([0], np.cumsum(fields)))
+    filled = forms[held[dom.subtree_ends[forms]] - held[forms] >= FORM_FIELDS]
+    if not len(filled):
+        return cues
+    cues = cues.copy()
+    cues[filled] |= 1 << FILL_IN_BIT
+    return cues
 
 
 def _block_cues(cues: np.ndarray, elements: np.ndarray) -> np.ndarray:
@@ -468,7 +499,7 @@ def page_features(dom: DomIndex, blocks: PageBlocks,
     return PageFeatures(blocks=blocks, nodes=nodes, parents=parents,
                         weights=weights, areas=areas, matrix=matrix, words=words_list,
                         token_ids=token_ids, token_spans=token_spans.astype(np.int64),
-                        block_cues=_block_cues(markup[2], blocks.elements))
+                        block_cues=_block_cues(_fill_in_forms(dom, markup[2]), blocks.elements))
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

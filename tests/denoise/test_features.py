@@ -90,6 +90,11 @@ EDGE_CASES = {
     "href elsewhere": (
         '<link href="http://style.com/s.css"><area href="http://map.com/"><div href="http://x.y">'
         'div with href</div><a name="anchor" id="nav">named</a>'),
+    "inputs": (
+        '<form><input><input type=TEXT><input type="email"><input type="Password">'
+        '<input type="tel"><input type="url"><input type=""><input type="hidden">'
+        '<input type="checkbox"><input type="search"><input type="number"><input type="text2">'
+        '<input type><p type="text">not an input</p></form>'),
     "non-ascii links": '<a href="http://exämple.com/ü">x</a><a href="/wiki/Ünïcode">y</a>',
     "malformed": '<div><p>unclosed <b>bold <a href="http://a.com/">link<table><td>cell',
 }

@@ -672,6 +672,31 @@ def test_a_form_to_write_in_is_not_the_article():
     assert STORY.strip() in main_text(whole)
 
 
+def test_a_form_to_fill_in_is_not_the_article():
+    # A sign-up box beside a short article: its labels and terms are no text of the page
+    signup = ('<div class="box"><form action="/join"><h3>Register for free updates</h3>'
+              "<p>Access our archive of articles from many countries and get a personalised "
+              "e-mail of the topics you follow.</p><p><label>Email Address</label>"
+              '<input type="EMAIL" name="e"></p><p><label>Password</label><input '
+              'type="password" name="p"></p><p><label>Confirm Password</label><input '
+              'type="password" name="q"></p><input type="submit" value="Join"></form></div>')
+    item = page(f'<div id="content"><article>{ARTICLE}{signup}</article></div>')
+    assert "personalised" in main_text(item, dialogs=False, threshold=1.0)
+    text = main_text(item, threshold=1.0)
+    assert STORY.strip() in text and "personalised" not in text and "Password" not in text
+    # one field (a search box), or fields one does not type into (a shop's quick-buy
+    # form of hidden inputs, a listing's filters of check boxes), make no form to fill in
+    quick = "".join(f'<input type="hidden" name="h{n}" value="{n}">' for n in range(5))
+    boxes = "".join(f'<input type="checkbox" name="c{n}">' for n in range(5))
+    kept = (f'<form action="/cart">{quick}<p>Add the oak shelf to the basket: the quick-buy '
+            f'form holds the offer.</p></form><form action="/f">{boxes}<p>Filter by the '
+            'wood the shelves are made of.</p></form><form action="/s"><input type="search" '
+            'name="q"><p>Search the whole catalogue of shelves.</p></form>')
+    text = main_text(page(f'<div id="content"><article>{kept}{ARTICLE}</article></div>'),
+                     threshold=1.0)
+    assert "quick-buy" in text and "Filter by" in text and "whole catalogue" in text
+
+
 def test_a_drawing_s_text_is_not_the_page_s_text():
     # An icon sprite's symbol names came out as a line of words before a product's name
     # ("add arrow-down arrow-left ... youtube"); its elements stay, what SVG never draws
