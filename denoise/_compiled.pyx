@@ -1126,7 +1126,8 @@ cdef int _grow(_Markup* out, Py_ssize_t wanted) except -1:
 def markup_stats(root):
     """Per element in walk order: bytes of its tags and attributes, the host hash of
     its ``href`` (``<a>`` only, 0 otherwise; see ``_host_hash``), and the cue bits of
-    its ``id`` and ``class``. A second pass over libxml2's nodes: no Python objects."""
+    its ``id`` and ``class`` (an ``<input>`` one types into: ``FIELD_BIT``). A second
+    pass over libxml2's nodes: no Python objects."""
     cdef cetree._Element top = <cetree._Element?>root
     cdef xmlNode* start = top._c_node
     cdef xmlNode* node
@@ -1136,7 +1137,7 @@ def markup_stats(root):
     cdef Py_ssize_t size, name_size
     cdef cnp.uint16_t cues
     cdef cnp.uint32_t host
-    cdef bint field
+    cdef bint field, typed
     cdef _Markup out
     out.sizes = NULL
     out.hosts = NULL
@@ -1152,6 +1153,7 @@ def markup_stats(root):
             cues = 0
             host = 0
             field = name_size == 5 and strncmp(<const char*>node.name, "input", 6) == 0
+            typed = False
             attr = node.properties
             while attr is not NULL:
                 value = <const unsigned char*>b""
@@ -1164,8 +1166,9 @@ def markup_stats(root):
                 elif (name_size == 1 and node.name[0] == 97
                       and strncmp(<const char*>attr.name, "href", 5) == 0):
                     host = _host_hash(value)
-                elif field and strncmp(<const char*>attr.name, "type", 5) == 0:
-                    field = _entry_type(value)
+                elif field and not typed and strncmp(<const char*>attr.name, "type", 5) == 0:
+                    field = _entry_type(value)  # the first ``type``, as lxml's ``get``
+                    typed = True
                 attr = attr.next
             if field:
                 cues |= <cnp.uint16_t>(1 << FIELD_BIT)

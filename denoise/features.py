@@ -103,18 +103,23 @@ ASIDE_BIT = CAPTION_BIT + 1
 #: also holds a thread's replies): main-content mode's step 9.
 COMMENT_BIT = ASIDE_BIT + 1
 #: Not a class / id word: an ``<input>`` one types into (:data:`ENTRY_TYPES`), set on the
-#: input itself, and
+#: input itself by the page walk, and
 FIELD_BIT = COMMENT_BIT + 1
-#: a ``<form>`` holding :data:`FORM_FIELDS` of them: a form to fill in (a login, a sign-up,
-#: a contact form), which main-content mode drops with its dialogs.
+#: a ``<form>`` holding :data:`FORM_FIELDS` of them or more, set by
+#: :func:`page_features` (not the walk): a form to fill in (a login, a sign-up, a contact
+#: form), which main-content mode drops with its dialogs. Not one holding an
+#: ``<article>`` or ``<main>``: an ASP.NET page's form wraps its article, and its search
+#: and login boxes.
 FILL_IN_BIT = FIELD_BIT + 1
-#: The ``type`` values of an ``<input>`` one types into ("" and none: text); not a search
-#: box's alone, which is one field, nor hidden, checkbox, radio or number inputs (a shop's
-#: quick-buy form, a listing's filters, a quantity).
+#: The ``type`` values of an ``<input>`` one types into ("" and none: text). Not hidden,
+#: checkbox, radio, number or search inputs: a shop's quick-buy form, a listing's
+#: filters, a quantity, a search box (one text box alone is one field, under
+#: :data:`FORM_FIELDS`).
 ENTRY_TYPES = frozenset({"text", "email", "password", "tel", "url", ""})
 #: The fields of a form to fill in: a name and a password, a name and an e-mail address.
 FORM_FIELDS = 2
 _FORMS = frozenset({"form"})
+_ARTICLES = frozenset({"article", "main"})
 #: Typographic marks beyond ASCII: guillemets, bullets, dashes, quotes, ellipsis.
 _MARKS = "\u00ab\u00bb\u00b7\u2022\u2013\u2014\u201c\u201d\u2018\u2019\u2026"
 _PUNCTUATION = frozenset(string.punctuation + _MARKS)
@@ -153,7 +158,7 @@ class PageFeatures:
     words: list[str]  # the page's distinct words: lower case, punctuation trimmed ("" too)
     token_ids: np.ndarray  # int64 per word of the page text, in order: index into ``words``
     token_spans: np.ndarray  # int64 (nodes, 2): each node's range of ``token_ids``
-    block_cues: np.ndarray  # uint16 per *block*: its element's cue bits (markup_stats)
+    block_cues: np.ndarray  # uint16 per *block*: its element's cue bits (markup_stats, FILL_IN_BIT)
 
     def __len__(self) -> int:
         return len(self.nodes)
@@ -189,8 +194,9 @@ def parse_blocks(page: Page) -> tuple[DomIndex, PageBlocks, tuple[np.ndarray, ..
 
 
 def markup_stats(root: etree._Element) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Per element in walk order: markup bytes, link host hash, class / id cue bits
-    (``uint16``: :data:`CUES` and the bits past them, :data:`DIALOG_BIT`...)."""
+    """Per element in walk order: markup bytes, link host hash, cue bits (``uint16``: of
+    the class and id words, :data:`CUES` and the bits past them, :data:`DIALOG_BIT`...;
+    :data:`FIELD_BIT` of an input one types into)."""
     if _compiled is not None:
         return _compiled.markup_stats(root)
     return markup_stats_python(root)
@@ -234,13 +240,16 @@ _CUE_WORDS = (
 
 def _fill_in_forms(dom: DomIndex, cues: np.ndarray) -> np.ndarray:
     """``cues`` with :data:`FILL_IN_BIT` set on each ``<form>`` holding
-    :data:`FORM_FIELDS` inputs one types into or more."""
-    fields = (cues >> FIELD_BIT & 1).astype(np.int64)
-    if int(fields.sum()) < FORM_FIELDS:  # most pages
+    :data:`FORM_FIELDS` inputs one types into or more, and no ``<article>`` or ``<main>``."""
+    field = cues & (1 << FIELD_BIT)
+    if np.count_nonzero(field) < FORM_FIELDS:  # most pages
         return cues
     forms = np.flatnonzero(tags_among(dom.vocab, dom.tag_ids, _FORMS))
-    held = np.concatenate(([0], np.cumsum(fields)))
-    filled = forms[held[dom.subtree_ends[forms]] - held[forms] >= FORM_FIELDS]
+    ends = dom.subtree_ends[forms]
+    held = np.concatenate(([0], np.cumsum(field > 0)))
+    articles = np.concatenate(([0], np.cumsum(tags_among(dom.vocab, dom.tag_ids, _ARTICLES))))
+    filled = forms[(held[ends] - held[forms] >= FORM_FIELDS)
+                   & (articles[ends] == articles[forms])]
     if not len(filled):
         return cues
     cues = cues.copy()

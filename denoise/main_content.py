@@ -68,10 +68,11 @@ without its source):
    So does a form to fill in, one holding two inputs one types into (a name and a
    password, an e-mail address; not hidden inputs, check boxes or a search box alone,
    which a shop's quick-buy form, a listing's filters and a search form are: counted
-   by any ``<input>``, the product tiles of a listing went): a sign-up box's terms and
-   labels, a login box. Held out: WCXB +0.05 (services +0.24), trafilatura's set
-   +0.05, Dragnet +0.03, chaos +0.02, CleanEval's final set -0.06 (a forum's error page
-   whose gold is the login prompt), the rest unchanged; 21 pages better, 1 worse.
+   by any ``<input>``, the product tiles of a listing went), and no ``<article>`` or
+   ``<main>`` (an ASP.NET page's form): a sign-up box's terms and labels, a login box.
+   Held out: WCXB +0.05 (services +0.24), trafilatura's set +0.05, Dragnet +0.03, chaos
+   +0.02, CleanEval's final set -0.06 (a forum's error page whose gold is the login
+   prompt), the rest unchanged; 21 pages better, 1 worse.
    Asides by name (with ``aside`` among ``landmarks``): a block whose own class or id
    names related posts or tags (:data:`~denoise.features.ASIDE_BIT`: "jp-relatedposts",
    "entry-tags"), a plain ``<div>`` rather than an ``<aside>``, goes with the guards of
@@ -661,9 +662,9 @@ def _in_one_article(blocks: PageBlocks, keep: np.ndarray, share: float) -> np.nd
 
 def _dialog_chunks(features: PageFeatures) -> np.ndarray:
     """Per chunk: inside a scored block whose own class or id names a dialog, or inside a
-    ``<form>`` holding a ``<textarea>`` (a form to write in: a comment, a message), other
-    than the body, one holding the page's first ``<h1>`` and one holding half its text
-    or more (a page laid out in a "modal-wrapper", an ASP.NET page inside its form)."""
+    form to write in (:func:`_writing_forms`: a comment, a message, a login), other than
+    the body, one holding the page's first ``<h1>`` and one holding half its text or
+    more (a page laid out in a "modal-wrapper", an ASP.NET page inside its form)."""
     blocks = features.blocks
     nodes = features.nodes
     named = (features.block_cues[nodes] >> DIALOG_BIT & 1).astype(bool)

@@ -2,6 +2,7 @@
 
 import numpy as np
 import pytest
+from lxml import etree
 from sitegen import article_site, generated_site
 
 from denoise import features
@@ -94,7 +95,8 @@ EDGE_CASES = {
         '<form><input><input type=TEXT><input type="email"><input type="Password">'
         '<input type="tel"><input type="url"><input type=""><input type="hidden">'
         '<input type="checkbox"><input type="search"><input type="number"><input type="text2">'
-        '<input type><p type="text">not an input</p></form>'),
+        '<input TYPE="Tel" type="hidden"><input type=" text"><input type><p type="text">'
+        'not an input</p></form>'),
     "non-ascii links": '<a href="http://exämple.com/ü">x</a><a href="/wiki/Ünïcode">y</a>',
     "malformed": '<div><p>unclosed <b>bold <a href="http://a.com/">link<table><td>cell',
 }
@@ -104,6 +106,38 @@ EDGE_CASES = {
 @pytest.mark.parametrize("html", EDGE_CASES.values(), ids=EDGE_CASES.keys())
 def test_markup_stats_compiled_equals_python_on_edge_cases(html):
     assert_same_markup(html)
+
+
+@compiled
+def test_the_walk_marks_the_inputs_one_types_into():
+    got = features._compiled.markup_stats(parse_html(EDGE_CASES["inputs"]))[2]
+    root = parse_html(EDGE_CASES["inputs"])
+    marked = [bool(bits >> features.FIELD_BIT & 1)
+              for bits, element in zip(got.tolist(), root.iter(etree.Element), strict=True)
+              if element.tag in ("input", "p")]
+    # no type, TEXT, email, Password, tel, url, "" / hidden, checkbox, search, number,
+    # text2 / the first of two types (Tel) / " text" / a bare type / a <p type=text>
+    assert marked == [True] * 7 + [False] * 5 + [True, False, True, False]
+
+
+def test_a_form_to_fill_in_holds_two_fields_and_no_article():
+    def filled(body: str) -> list[str]:
+        feats = extract(page_of(f"<html><body>{body}<p>{'Text of the page. ' * 20}</p>"
+                                "</body></html>"))
+        blocks = feats.blocks
+        return [blocks.tags[i] + ":" + blocks.block_text(i).split()[0]
+                for i in np.flatnonzero(feats.block_cues >> features.FILL_IN_BIT & 1)]
+
+    field = '<input name="n{}">'
+    assert filled(f"<form><p>Login</p>{field.format(1)}<input type=password></form>") == [
+        "form:Login"]
+    assert filled(f"<form><p>Search</p>{field.format(1)}<input type=submit></form>") == []
+    assert filled(f"<p>Outside</p>{field.format(1)}{field.format(2)}") == []
+    # nested: both forms hold the two fields; a form holding the article is the layout's
+    assert filled(f"<form><p>Outer</p><div><form><p>Inner</p>{field.format(1)}"
+                  f"{field.format(2)}</form></div></form>") == ["form:Outer", "form:Inner"]
+    assert filled(f"<form><p>Page</p>{field.format(1)}{field.format(2)}<main><p>Story"
+                  "</p></main></form>") == []
 
 
 @compiled

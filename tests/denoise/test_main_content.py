@@ -691,10 +691,17 @@ def test_a_form_to_fill_in_is_not_the_article():
     kept = (f'<form action="/cart">{quick}<p>Add the oak shelf to the basket: the quick-buy '
             f'form holds the offer.</p></form><form action="/f">{boxes}<p>Filter by the '
             'wood the shelves are made of.</p></form><form action="/s"><input type="search" '
-            'name="q"><p>Search the whole catalogue of shelves.</p></form>')
+            'name="q"><input name="near"><p>Search the whole catalogue of shelves.</p>'
+            '</form><form action="/t"><input name="q"><p>Search this site for a word or a '
+            'phrase.</p></form>')
     text = main_text(page(f'<div id="content"><article>{kept}{ARTICLE}</article></div>'),
                      threshold=1.0)
     assert "quick-buy" in text and "Filter by" in text and "whole catalogue" in text
+    assert "word or a phrase" in text
+    # an ASP.NET page lies inside its one form, its search and login boxes too
+    whole = page('<form id="aspnetForm"><input name="q"><input type="password" name="p">'
+                 f'<div id="content"><main><article>{ARTICLE}</article></main></div></form>')
+    assert STORY.strip() in main_text(whole)
 
 
 def test_a_drawing_s_text_is_not_the_page_s_text():
