@@ -783,6 +783,19 @@ def test_an_article_s_own_footer_is_not_the_article():
     text = main_text(page(f'<div id="site"><article>{ARTICLE}{footer}</article></div>'))
     assert STORY.strip() in text and SECOND.strip() in text
     assert "Mara Quill" not in text and "crossings" not in text
+    # a plain block named for the article's footer ("entry-footer", "article-copyright")
+    # goes too; a column named for the content and a footer ("content has-footer", a post
+    # whose category is "legal") holds the article, and stays
+    named = ('<div class="entry-footer"><p>Copyright Harbour Gazette. Reproduction only '
+             "with the written permission of the publisher and its photographers.</p></div>")
+    item = page(f'<div id="site"><article>{ARTICLE}{named}</article></div>')
+    assert "Reproduction" in main_text(item, furniture=(), threshold=1.0)
+    text = main_text(item, threshold=1.0)
+    assert STORY.strip() in text and "Reproduction" not in text
+    column = page(f'<div id="site"><h1>Harbour council backs lighthouse budget</h1><div '
+                  f'class="content has-footer"><p>{STORY}</p><p>{SECOND}</p></div><div '
+                  f'class="sidebar"><p>{"Opening hours. " * 30}</p></div></div>')
+    assert STORY.strip() in main_text(column, threshold=1.0)
     # a quote's attribution in a <footer> of its own is the article's
     quote = ("<blockquote><p>We have waited ten years for this vote.</p><footer>Ada Pike, "
              "harbour master</footer></blockquote>")
