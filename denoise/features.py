@@ -105,11 +105,11 @@ COMMENT_BIT = ASIDE_BIT + 1
 #: Not a class / id word: an ``<input>`` one types into (:data:`ENTRY_TYPES`), set on the
 #: input itself by the page walk, and
 FIELD_BIT = COMMENT_BIT + 1
-#: a ``<form>`` holding :data:`FORM_FIELDS` of them or more, set by
-#: :func:`page_features` (not the walk): a form to fill in (a login, a sign-up, a contact
-#: form), which main-content mode drops with its dialogs. Not one holding an
-#: ``<article>`` or ``<main>``: an ASP.NET page's form wraps its article, and its search
-#: and login boxes.
+#: a form to write in, set by :func:`page_features` (not the walk) and dropped by
+#: main-content mode with its dialogs: a ``<form>`` holding a ``<textarea>`` (a comment,
+#: a message), or :data:`FORM_FIELDS` of them or more and no ``<article>`` or ``<main>``
+#: (a login, a sign-up, a contact form; an ASP.NET page's form wraps its article, and its
+#: search and login boxes).
 FILL_IN_BIT = FIELD_BIT + 1
 #: The ``type`` values of an ``<input>`` one types into ("" and none: text). Not hidden,
 #: checkbox, radio, number or search inputs: a shop's quick-buy form, a listing's
@@ -119,6 +119,7 @@ ENTRY_TYPES = frozenset({"text", "email", "password", "tel", "url", ""})
 #: The fields of a form to fill in: a name and a password, a name and an e-mail address.
 FORM_FIELDS = 2
 _FORMS = frozenset({"form"})
+_TEXT_BOXES = frozenset({"textarea"})
 _ARTICLES = frozenset({"article", "main"})
 #: Typographic marks beyond ASCII: guillemets, bullets, dashes, quotes, ellipsis.
 _MARKS = "\u00ab\u00bb\u00b7\u2022\u2013\u2014\u201c\u201d\u2018\u2019\u2026"
@@ -239,17 +240,25 @@ _CUE_WORDS = (
 
 
 def _fill_in_forms(dom: DomIndex, cues: np.ndarray) -> np.ndarray:
-    """``cues`` with :data:`FILL_IN_BIT` set on each ``<form>`` holding
-    :data:`FORM_FIELDS` inputs one types into or more, and no ``<article>`` or ``<main>``."""
+    """``cues`` with :data:`FILL_IN_BIT` set on each form to write in: a ``<form>``
+    holding a ``<textarea>``, or :data:`FORM_FIELDS` inputs one types into or more and no
+    ``<article>`` or ``<main>``."""
     field = cues & (1 << FIELD_BIT)
-    if np.count_nonzero(field) < FORM_FIELDS:  # most pages
+    boxed = "textarea" in dom.vocab
+    if not boxed and np.count_nonzero(field) < FORM_FIELDS:  # most pages
         return cues
     forms = np.flatnonzero(tags_among(dom.vocab, dom.tag_ids, _FORMS))
     ends = dom.subtree_ends[forms]
-    held = np.concatenate(([0], np.cumsum(field > 0)))
-    articles = np.concatenate(([0], np.cumsum(tags_among(dom.vocab, dom.tag_ids, _ARTICLES))))
-    filled = forms[(held[ends] - held[forms] >= FORM_FIELDS)
-                   & (articles[ends] == articles[forms])]
+
+    def held(flags: np.ndarray) -> np.ndarray:  # per form: flagged elements inside it
+        sums = np.concatenate(([0], np.cumsum(flags)))
+        return sums[ends] - sums[forms]
+
+    filled = (held(field > 0) >= FORM_FIELDS) & (
+        held(tags_among(dom.vocab, dom.tag_ids, _ARTICLES)) == 0)
+    if boxed:
+        filled |= held(tags_among(dom.vocab, dom.tag_ids, _TEXT_BOXES)) > 0
+    filled = forms[filled]
     if not len(filled):
         return cues
     cues = cues.copy()

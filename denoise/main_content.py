@@ -230,7 +230,7 @@ from denoise.model import ModelError, TemplateModel
 from denoise.page import Page, site_of
 from denoise.shipped import shipped
 from denoise.structure import Node, kept_tree, structure_of, to_markdown, to_xml
-from denoise.treeops import or_down, or_up
+from denoise.treeops import or_down
 
 _ANCHOR = FEATURE_NAMES.index("anchor_text")
 _OWN_CONTENT_CUE = FEATURE_NAMES.index("cue_content")
@@ -243,10 +243,6 @@ HEADINGS = frozenset({"h1", "h2", "h3", "h4", "h5", "h6"})
 LINKED_HEADING = 0.5
 #: A picture's caption and credit.
 CAPTIONS = frozenset({"figcaption"})
-#: A form to write in (step 3's dialogs): a form holding a text box (or two fields:
-#: :data:`~denoise.features.FILL_IN_BIT`).
-FORMS = frozenset({"form"})
-TEXT_BOXES = frozenset({"textarea"})
 #: The page's body: a block never set apart from the page, whatever its name.
 BODY = frozenset({"body"})
 #: Paragraphs: a short post's text, which a thread's title and share bar are not (step 9).
@@ -684,28 +680,17 @@ def _in_one_article(blocks: PageBlocks, keep: np.ndarray, share: float) -> np.nd
 
 def _dialog_chunks(features: PageFeatures) -> np.ndarray:
     """Per chunk: inside a scored block whose own class or id names a dialog, or inside a
-    form to write in (:func:`_writing_forms`: a comment, a message, a login), other than
-    the body, one holding the page's first ``<h1>`` and one holding half its text or
-    more (a page laid out in a "modal-wrapper", an ASP.NET page inside its form)."""
+    form to write in (:data:`~denoise.features.FILL_IN_BIT`: a comment, a message, a
+    login), other than the body, one holding the page's first ``<h1>`` and one holding
+    half its text or more (a page laid out in a "modal-wrapper", an ASP.NET page inside
+    its form)."""
     blocks = features.blocks
     nodes = features.nodes
     named = (features.block_cues[nodes] >> DIALOG_BIT & 1).astype(bool)
     named = nodes[named & (features.matrix[:, _OWN_BODY] == 0)]
-    return _named_apart(blocks, np.union1d(named, _writing_forms(features)))
-
-
-def _writing_forms(features: PageFeatures) -> np.ndarray:
-    """The blocks that are a ``<form>`` holding a ``<textarea>``, or two inputs one types
-    into (:data:`~denoise.features.FILL_IN_BIT`: a login, a sign-up form)."""
-    blocks = features.blocks
-    filled = np.flatnonzero(features.block_cues >> FILL_IN_BIT & 1)
-    shape = blocks.shape
-    boxes = tags_among(shape.vocab, shape.tag_ids, TEXT_BOXES)
-    if not boxes.any():  # most pages: no walk up the tree
-        return filled
-    forms = tags_among(shape.vocab, shape.tag_ids, FORMS) & or_up(shape.parents, boxes)
-    elements = blocks.elements
-    return np.union1d(filled, np.flatnonzero((elements >= 0) & forms[np.maximum(elements, 0)]))
+    # forms to write in (denoise.features.FILL_IN_BIT): a <textarea>, or two fields
+    writing = np.flatnonzero(features.block_cues >> FILL_IN_BIT & 1)
+    return _named_apart(blocks, np.union1d(named, writing))
 
 
 def _set_apart(features: PageFeatures, bit: int, content: np.ndarray) -> np.ndarray:

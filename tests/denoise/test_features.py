@@ -132,6 +132,8 @@ def test_a_form_to_fill_in_holds_two_fields_and_no_article():
     assert filled(f"<form><p>Login</p>{field.format(1)}<input type=password></form>") == [
         "form:Login"]
     assert filled(f"<form><p>Search</p>{field.format(1)}<input type=submit></form>") == []
+    assert filled("<form><p>Reply</p><div><textarea></textarea></div></form>") == [
+        "form:Reply"]  # a text area alone makes a form to write in
     assert filled(f"<p>Outside</p>{field.format(1)}{field.format(2)}") == []
     # nested: both forms hold the two fields; a form holding the article is the layout's
     assert filled(f"<form><p>Outer</p><div><form><p>Inner</p>{field.format(1)}"
