@@ -41,11 +41,19 @@ categories' training pages, tested on the test site's pages of that category: a 
 site *and* a new topic); and the baselines on the text each would be given: the
 whole page's, its ``<p>`` elements', and the de-noised texts, with the ten most
 frequent non-stop words of the ``<p>`` text as the trivial baseline.
+
+The ceiling of de-noising: the rows ``STORY`` (trained on whole pages) and
+``STORY_both`` give the ranker each page's story alone (its title and paragraphs, as
+placed, on a page of their own: what a perfect de-noiser would leave), so a
+de-noiser's gain over ORD can be read against the most any de-noiser could gain with
+this ranker on these pages.
 """
 
 from __future__ import annotations
 
 import argparse
+import html as html_module
+import json
 import time
 from collections import Counter
 from dataclasses import replace
@@ -55,12 +63,15 @@ import lxml.html
 import numpy as np
 from benchmarks_common import emit
 
+from corpora.keyword_bench import load_stories
 from denoise.cleaning import Cleaner, Mode
 from denoise.detector import TemplateDetector
 from denoise.main_content import MainContentExtractor
 from denoise.shipped import shipped
 from kwx.evaluation import (
+    CONFIGURATIONS,
     TOP_N,
+    Configuration,
     PreparedPage,
     choose_recall,
     compare,
@@ -167,6 +178,31 @@ def listed(ranker: KeywordRanker, pages: list[PreparedPage], statistics: PhraseS
     return np.array(rows).reshape(len(pages), len(TOP_N)), long / max(listed_all, 1)
 
 
+def story_pages(bench: Path, labelled: dict[str, list[LabelledPage]],
+                ) -> dict[str, list[LabelledPage]]:
+    """Each labelled page replaced by its story alone (title and paragraphs as placed,
+    on a page of their own, its keys unchanged): what a perfect de-noiser would leave.
+    The stories come from the corpus the benchmark was built from (its manifest)."""
+    stories = {story.id: story for story in load_stories()}
+    story_of = {}
+    with (bench / "manifest.jsonl").open(encoding="utf-8") as manifest:
+        for line in manifest:
+            record = json.loads(line)
+            story_of[f"{record['name']}.html"] = record["story"]
+    pages: dict[str, list[LabelledPage]] = {}
+    for split, split_pages in labelled.items():
+        pages[split] = []
+        for labelled_page in split_pages:
+            story = stories[story_of[labelled_page.page.id]]
+            title = html_module.escape(story.title)
+            body = "".join(f"<p>{html_module.escape(p)}</p>" for p in story.paragraphs())
+            html = (f"<html><head><title>{title}</title></head><body><h1>{title}</h1>"
+                    f"{body}</body></html>")
+            pages[split].append(LabelledPage(replace(labelled_page.page, html=html),
+                                             labelled_page.keys))
+    return pages
+
+
 def category(page: PreparedPage) -> str:
     """A benchmark page's story category (its name is ``<category>-<id>.html``)."""
     return page.id.split("-")[0]
@@ -241,6 +277,11 @@ def issue31(labelled: dict[str, list[LabelledPage]], train: dict[str, list[Prepa
     return lines
 
 
+#: The ceiling rows: the ranker given each page's story alone (:func:`story_pages`).
+CEILING = (Configuration("STORY", "none", "story", "train"),
+           Configuration("STORY_both", "story", "story", "train"))
+
+
 def held_out_main_content(detector: Path, content: Path, listing: Path | None,
                           ) -> MainContentExtractor:
     """The main-content model ``content`` (and step 8's ``listing`` model, None: no step
@@ -293,9 +334,13 @@ def main() -> None:
             detector_path, args.main_content, args.main_listing))
     train = {text: prepare(labelled["train"], cleaner=c) for text, c in cleaners.items()}
     test = {text: prepare(labelled["test"], cleaner=c) for text, c in cleaners.items()}
+    alone = story_pages(args.bench, labelled)
+    train["story"] = prepare(alone["train"], cleaner=cleaners["none"])
+    test["story"] = prepare(alone["test"], cleaner=cleaners["none"])
     other = TableFile.load(shipped(DEFAULT_DF)).tables["documents"]
     results = compare(train, test, queries=queries["query"],
-                      query_parts=queries["query_part"], other_df=other)
+                      query_parts=queries["query_part"], other_df=other,
+                      configurations=CONFIGURATIONS + CEILING)
     header = "| configuration | " + " | ".join(f"Top{n}" for n in TOP_N) + " |\n|---|" + \
         "---:|" * len(TOP_N)
     lines = [f"Cross-domain keyword extraction: {len(train['none'])} training pages, "
@@ -313,6 +358,14 @@ def main() -> None:
         f"{r.configuration.name} " + " / ".join(
             f"{100 * (m / o - 1):+.1f}%" for m, o in zip(r.means, ord_means, strict=True))
         for r in results[1:]) + " (Top1 / 2 / 3 / 5 / 10)")
+    by_name = {r.configuration.name: r.means[-1] for r in results}
+    gain = by_name["STORY_both"] - by_name["ORD"]
+    taken = ", ".join(f"{name} takes {100 * (by_name[name] - by_name['ORD']) / gain:.0f}%"
+                      for name in ("DN_both", "DN-main_both") if name in by_name and gain > 0)
+    lines += ["", "The ceiling of de-noising (STORY_both: the story alone, what a perfect "
+              f"de-noiser would leave): {100 * by_name['STORY_both']:.2f} at Top-10, "
+              f"{100 * gain / by_name['ORD']:+.1f}% over ORD"
+              + (f"; of that gain {taken}." if taken else ".")]
 
     ord_df = document_frequencies(train["none"])
     statistics = PhraseStatistics(ord_df, queries["query"], queries["query_part"])
