@@ -354,6 +354,31 @@ def test_a_thread_of_posts_named_comments_keeps_them():
     assert "What a picture" in text and "number 9" in text
 
 
+@pytest.mark.parametrize("label", ["Advertisement", "ADVERTISEMENT - Continue reading below",
+                                   "Story continues below advertisement", "Anzeige"])
+def test_an_ads_label_is_not_the_article(label):
+    # the slot a template leaves for an ad it loads later, between two paragraphs
+    body = (f'<article><h1>Harbour council backs lighthouse budget</h1><p>{STORY}</p>'
+            f'<div class="slot"><div class="label">{label}</div></div><p>{SECOND}</p>'
+            "</article>")
+    text = main_text(page(body, "ad.html"))
+    assert STORY.strip() in text and SECOND.strip() in text and label not in text
+    assert label in main_text(page(body, "ad.html"), ad_labels=False)
+
+
+def test_the_word_advertisement_in_a_sentence_a_list_or_a_heading_stays():
+    services = "".join(f"<li>{name}</li>" for name in ("Branding", "Advertising", "Print"))
+    body = (f'<article><h1>Harbour council backs lighthouse budget</h1><p>{STORY}</p>'
+            f"<p>The <b>advertisement</b> for the keeper's job ran for a month.</p>"
+            f"<p>Our studio offers:</p><ul>{services}</ul><h2>Advertising</h2><p>{SECOND}</p>"
+            f"<p>{STORY}</p></article>")
+    text = main_text(page(body, "words.html"))
+    lines = text.split("\n")
+    assert "The advertisement for the keeper's job ran for a month." in lines
+    assert lines.count("Advertising") == 2  # the list's item and the heading
+    assert text == main_text(page(body, "words.html"), ad_labels=False)
+
+
 def test_no_page_loses_its_first_paragraph():
     text = main_text(page(f'<div id="content"><article>{ARTICLE}</article></div>'))
     assert text.index(STORY.strip()) < text.index(SECOND.strip())
