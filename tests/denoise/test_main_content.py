@@ -355,15 +355,18 @@ def test_a_thread_of_posts_named_comments_keeps_them():
 
 
 @pytest.mark.parametrize("label", ["Advertisement", "ADVERTISEMENT - Continue reading below",
-                                   "Story continues below advertisement", "Anzeige"])
-def test_an_ads_label_is_not_the_article(label):
-    # the slot a template leaves for an ad it loads later, between two paragraphs
+                                   "Story continues below advertisement", "Anzeige",
+                                   "Share this article", "Beitrag teilen", "Copy link",
+                                   "4 min read", "Back to top"])
+def test_a_label_is_not_the_article(label):
+    # the slot a template leaves for an ad it loads later, a share bar's button, a
+    # reading time: between two paragraphs
     body = (f'<article><h1>Harbour council backs lighthouse budget</h1><p>{STORY}</p>'
             f'<div class="slot"><div class="label">{label}</div></div><p>{SECOND}</p>'
             "</article>")
     text = main_text(page(body, "ad.html"))
     assert STORY.strip() in text and SECOND.strip() in text and label not in text
-    assert label in main_text(page(body, "ad.html"), ad_labels=False)
+    assert label in main_text(page(body, "ad.html"), labels=False)
 
 
 def test_an_ad_word_in_a_sentence_a_list_a_table_or_a_heading_stays():
@@ -378,7 +381,7 @@ def test_an_ad_word_in_a_sentence_a_list_a_table_or_a_heading_stays():
     lines = text.split("\n")
     assert "The advertisement for the keeper's job ran for a month." in lines
     assert "Werbung" in lines and "Sponsored" in lines and "Anzeige" in text
-    assert text == main_text(page(body, "words.html"), ad_labels=False)
+    assert text == main_text(page(body, "words.html"), labels=False)
 
 
 def test_no_page_loses_its_first_paragraph():
