@@ -200,19 +200,20 @@ without its source):
 10. Labels: a line that is a label and nothing else (:data:`LABEL`) goes: an ad's
    ("Advertisement", "Anzeige", "Sponsored", "Story continues below advertisement"),
    left where the ad was by a template that loads the ad itself later; a control's
-   ("Share this", "Beitrag teilen", "Copy link", "Reply", "Back to top", "Read more");
-   a count or a reading time ("12 comments", "4 min read", "Lesezeit 2 Minuten"). A
-   short piece of text alone in its block, not a word inside a sentence, in no heading
-   or list item, and not a table cell's own text (a spec sheet's "Anzeige", German for
-   display). Last, after the listing step, so that no reading and no listing model
-   changes. Held out: chaos 93.24 -> 93.33 (trafilatura's 93.28), trafilatura's set
-   +0.07, the news sites +0.05, readability's set +0.02, WCXB +0.01, the other sets
-   unchanged and WCXB's page types within 0.02; 243 pages better, 11 worse by under
-   0.004. Read on the short lines our output keeps on all eight sets (292
-   "Advertisement" lines, two in a gold text; "Advertising" alone is no label: 19 of
-   its 29 lines were gold) and, for the controls and reading times, on the lines
-   trafilatura's set's gold leaves out ("Beitrag teilen", "4 Min Read"); that it ships
-   is every set's choice on the other sets.
+   ("Share this", "Beitrag teilen", "Copy link", "Back to top", "Read more"; of one
+   word, "Reply", "Print", "Share", only as a link's text: a dialogue's "Close." is
+   text); a count or a reading time ("12 comments", "4 min read", "Lesezeit 2
+   Minuten"). A short piece of text alone in its block, not a word inside a sentence,
+   in no heading, list item, code sample or quote, and not a table cell's own text (a
+   spec sheet's "Anzeige", German for display). Last, after the listing step, so that
+   no reading and no listing model changes. Held out: chaos 93.24 -> 93.32
+   (trafilatura's 93.28), trafilatura's set +0.07, the news sites +0.05, readability's
+   set +0.02, WCXB +0.01, the other sets unchanged and WCXB's page types within 0.02;
+   185 pages better, 10 worse by under 0.004. Read on the short lines our output keeps
+   on all eight sets (292 "Advertisement" lines, two in a gold text; "Advertising"
+   alone is no label: 19 of its 29 lines were gold) and, for the controls and reading
+   times, on the lines trafilatura's set's gold leaves out ("Beitrag teilen", "4 Min
+   Read"); that it ships is every set's choice on the other sets.
 
 The parameters live in the main-content model's header
 (:data:`corpora.train_main_content.PARAMS`); how they were chosen, each source's
@@ -637,37 +638,40 @@ _AD_WORD = (r"(?:advertisements?|advertisment|adverts?|ads?|anzeige|werbung|gesp
             r"|sponsored(?: content| post| ad| links?)?|sponsoris[ée]|paid (?:content|post)"
             r"|publicit[ée]|publicidade?|pubblicit[àa]|reklam[aey]?|реклама|advertentie)")
 _CONTINUES = r"(?:(?:story|article|report|text|page) )?continues? (?:reading )?(?:below|after)"
-#: A control's label: share, copy, close, reply, print, read on, back to top.
-_CONTROL = (r"share(?: this(?: article| story| post| page)?)?"
+#: A control's label of several words: share this, copy link, read more, back to top.
+_CONTROL = (r"(?:share this(?: article| story| post| page)?"
             r"|share on (?:facebook|twitter|x|linkedin|whatsapp)"
-            r"|(?:beitrag |artikel |mit freunden )?teilen|partager|compartir|condividi"
-            r"|copy link|link kopieren|close|schlie(?:ß|ss)en|fermer|cerrar|reply|antworten"
-            r"|print|drucken|imprimer|read more|weiterlesen|mehr (?:erfahren|lesen|anzeigen)"
-            r"|lire la suite|leer más|show more|load more|mehr laden|back to top|nach oben"
-            r"|tweet|pin it")
+            r"|(?:beitrag|artikel|mit freunden) teilen|copy link|link kopieren|read more"
+            r"|weiterlesen|mehr (?:erfahren|lesen|anzeigen)|lire la suite|leer más|show more"
+            r"|load more|mehr laden|back to top|nach oben|pin it)")
 #: A count or a reading time: "12 comments", "4 min read", "Lesezeit 2 Minuten".
-_METER = (r"\d+ (?:comments?|kommentare?)|\d+ min(?:ute)?s? read|lesezeit \d+ min(?:uten)?"
-          r"|\d+ minut czytania")
-#: A label once lower case, each run of other characters than letters and digits one
-#: space: an ad's ("advertisement", "anzeige", "story continues below advertisement",
-#: "skip advertisement"), a control's ("share this", "copy link", "reply", "back to
-#: top"), a count or a reading time ("4 min read").
+_METER = (r"(?:\d+(?: \d{3})* (?:comments?|kommentare?)|\d+ min(?:ute)?s? read"
+          r"|lesezeit \d+ min(?:uten?)?|\d+ min(?:uten?)? lesezeit|\d+ minut[ay]? czytania)")
+#: A label once lower case, each run of characters other than letters, digits and "_"
+#: one space: an ad's ("advertisement", "anzeige", "story continues below
+#: advertisement", "skip advertisement"), a control's of several words ("share this",
+#: "copy link", "back to top"), a count or a reading time ("4 min read").
 LABEL = re.compile(rf"(?:skip )?{_AD_WORD}(?: {_CONTINUES})?|{_CONTINUES}(?: {_AD_WORD})?"
                    rf"|{_CONTROL}|{_METER}")
+#: A control's label of one word, a label only as a link's text (a "Reply" link; a
+#: dialogue's "Close." or a printer's "Print" feature is text).
+CONTROL_WORD = re.compile(r"share|teilen|partager|compartir|condividi|close|schlie(?:ß|ss)en"
+                          r"|fermer|cerrar|reply|antworten|print|drucken|imprimer|tweet")
 _NOT_WORDS = re.compile(r"\W+")
-#: Blocks whose text names a thing, never a label (step 10): inside them (an item's
-#: title in a ``<div>``), and table cells holding the label themselves (a table laid out
-#: a whole page in 2005, its ads' labels in ``<div>``s inside its cells).
-_NAMED_ITEMS = HEADINGS | {"li", "dt", "dd"}
+#: Blocks whose text names a thing or quotes one, never a label (step 10): inside them
+#: (an item's title in a ``<div>``, a code sample), and table cells holding the label
+#: themselves (a table laid out a whole page in 2005, its ads' labels in ``<div>``s
+#: inside its cells).
+_NAMED_ITEMS = HEADINGS | {"li", "dt", "dd", "pre", "blockquote"}
 _CELLS = frozenset({"td", "th", "caption"})
 
 
 def _without_labels(blocks: PageBlocks, keep: np.ndarray) -> np.ndarray:
-    """``keep`` less its labels (:data:`LABEL`): a kept chunk of at most
-    :data:`LABEL_CHARS` characters that is the only kept text of its innermost block
-    (a word of a sentence is one piece of its paragraph's text), lies in no heading or
-    list item and is no table cell's own text (a spec sheet's "Anzeige", German for
-    display)."""
+    """``keep`` less its labels (:data:`LABEL`; :data:`CONTROL_WORD` as a link's text): a
+    kept chunk of at most :data:`LABEL_CHARS` characters that is the only kept text of
+    its innermost block (a word of a sentence is one piece of its paragraph's text),
+    lies in no heading, list item, code sample or quote, and is no table cell's own text
+    (a spec sheet's "Anzeige", German for display)."""
     chars = blocks.chunk_chars()
     owner = blocks.chunk_block
     candidates = np.flatnonzero(keep & (chars <= LABEL_CHARS) & (owner >= 0))
@@ -680,9 +684,10 @@ def _without_labels(blocks: PageBlocks, keep: np.ndarray) -> np.ndarray:
         owner[alone]]
     alone = alone[~named]
     out = keep.copy()
-    for i in alone.tolist():
-        label = blocks.text[blocks.chunk_starts[i]:blocks.chunk_ends[i]].lower()
-        if LABEL.fullmatch(_NOT_WORDS.sub(" ", label).strip()):
+    for i, link in zip(alone.tolist(), blocks.chunk_in_link[alone].tolist(), strict=True):
+        label = _NOT_WORDS.sub(" ", blocks.text[blocks.chunk_starts[i]:blocks.chunk_ends[i]]
+                               .lower()).strip()
+        if LABEL.fullmatch(label) or (link and CONTROL_WORD.fullmatch(label)):
             out[i] = False
     return out if out.any() else keep
 
