@@ -358,7 +358,7 @@ def test_a_thread_of_posts_named_comments_keeps_them():
                                    "Story continues below advertisement", "Anzeige",
                                    "Share this article", "Beitrag teilen", "Copy link",
                                    "4 min read", "Back to top", "12 comments",
-                                   '<a href="/reply?to=3">Reply</a>'])
+                                   '<a href="/reply?to=3">Reply</a>', "|", "\u200d"])
 def test_a_label_is_not_the_article(label):
     # the slot a template leaves for an ad it loads later, a share bar's button, a
     # reading time: between two paragraphs
