@@ -387,15 +387,17 @@ def test_an_ad_word_in_a_sentence_a_list_a_table_or_a_heading_stays():
 
 
 def test_a_control_word_that_is_text_stays():
-    # a dialogue's line, a code sample, a quote, a feature in a cell, an item, a
-    # one-word paragraph that is no link: text, not a control's label
+    # a dialogue's line, code samples (an empty JSON object: no word), a quote, a
+    # feature in a cell, an item, a one-word paragraph that is no link: text, not labels
     body = (f'<article><h1>Harbour council backs lighthouse budget</h1><p>{STORY}</p>'
-            "<p>\u201cClose.\u201d</p><pre>print()</pre><blockquote>Share</blockquote>"
+            "<p>\u201cClose.\u201d</p><pre>print()</pre><pre>{}</pre>"
+            "<blockquote>Share</blockquote>"
             "<table><tr><td>Close</td><td>102.5</td></tr></table><ul><li>Print</li>"
             f"<li>Scan</li></ul><p>Reply</p><p>{SECOND}</p><p>{STORY}</p></article>")
     text = main_text(page(body, "close.html"))
     assert text == main_text(page(body, "close.html"), labels=False)
-    assert all(word in text.split("\n") for word in ("\u201cClose.\u201d", "Share", "Reply"))
+    assert all(word in text.split("\n") for word in ("\u201cClose.\u201d", "Share", "Reply",
+                                                      "{}"))
 
 
 def test_no_page_loses_its_first_paragraph():
