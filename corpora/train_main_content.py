@@ -79,7 +79,7 @@ PARAMS = {"weight": 0.5, "threshold": 0.65, "link_density": 0.5, "one_region": T
           "bare_headings": False, "tail": 40, "short": 500, "furniture": ["footer"],
           "landmarks": ["nav", "aside", "header", "footer"], "dialogs": True,
           "one_article": 0.1, "post_comments": True,
-          "labels": True}
+          "labels": True, "short_holds": 0.5}
 #: Training sources, and the content-dev sets each stands for.
 SOURCES: dict[str, tuple[str, ...]] = {
     "news": (), "docs": (), "readability": ("readability",),

@@ -869,6 +869,41 @@ def test_the_third_reading_never_replaces_the_first():
     assert "Flink ML documentation" in text and "trademarks" not in text
 
 
+def test_a_re_read_elsewhere_replaces_a_short_reading_only_in_a_sidebar():
+    # Step 7's re-read found another region than the short first reading: a short
+    # post's re-read took the sidebar's testimonials, a blog's "about me" box in the
+    # sidebar gave way to the post.
+    post = f'<div class="post"><h2>Pier repairs</h2><p>{STORY}</p></div>'
+    side = f'<div class="sidebar"><p>{SECOND}</p></div>'
+    features = extract(page(post + side))
+    chunks = np.array([STORY.strip()[:30] in t for t in features.blocks.chunks])
+    beside = np.array([SECOND.strip()[:30] in t for t in features.blocks.chunks])
+    assert chunks.any() and beside.any()
+    extractor = default_extractor()
+    assert extractor.short_holds > 0
+    assert not extractor._replaces(features, chunks, beside)  # the post stays
+    assert extractor._replaces(features, beside, chunks)  # the sidebar gives way
+    assert extractor._replaces(features, chunks, chunks | beside)  # a re-read holding it
+    assert dataclasses.replace(extractor, short_holds=0.0)._replaces(features, chunks, beside)
+
+
+@pytest.mark.corpus
+def test_a_short_post_is_not_read_again_into_a_list_of_popular_posts():
+    # Dragnet's R722: a two-line craft post; read again without the link-density step,
+    # the region step took the sidebar's "Most Popular Posts", which hold none of it.
+    from corpora.content import iter_content_pages
+    from corpora.locate import CorpusMissingError
+
+    try:
+        gold = next(p for p in iter_content_pages(["dragnet"]) if p.page_id == "R722")
+    except CorpusMissingError as missing:
+        pytest.skip(str(missing))
+    item = Page(id="R722", html=gold.html, url=gold.url, site="dragnet.example")
+    text = main_text(item)
+    assert "Indian Corn Printing Craft" in text and "Most Popular Posts" not in text
+    assert "Most Popular Posts" in main_text(item, short_holds=0.0)
+
+
 def test_parameters_carry_over_to_another_extractor_without_its_models():
     shipped = default_extractor()
     other = dataclasses.replace(shipped, threshold=0.3, post_comments=False, content_model=None)
