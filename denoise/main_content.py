@@ -166,22 +166,24 @@ without its source):
    (``short_holds``) went elsewhere: without step 2, the region step took a blog's
    sidebar (its testimonials, its "Most popular posts") over a short post. It replaces
    the first reading only when that lies in blocks named as a sidebar more than it does
-   (a blog's "about me" box, a Twitter widget, read in place of the post). Held out,
-   with the listing models retrained: Dragnet 89.28 -> 89.67 (trafilatura's 89.45), the
-   news sites +0.24, CleanEval's final set +0.05, trafilatura's set -0.10 (a paywall's
-   box, not the menu, kept in place of a teaser), WCXB -0.11 (listings -1.0, collections -0.8: the retrained
-   listing models choose otherwise on four pages; -0.02 with the old ones), readability's
-   set -0.01; 29 pages better, 32 worse, most by a little. A half, 0.9 and all measured
-   alike; without the sidebar clause (old listing models), trafilatura's set -0.06 and
-   Dragnet -0.03 more. When the re-read is short too, the models took the items
-   themselves for boilerplate (a listing's teasers look like an article's
-   "related stories"): the page is read a third time with every block as content,
-   steps 2 to 6 alone choosing, and that is taken if it keeps more and all the
-   first reading kept. Held out, without that condition: WCXB +0.6 (listings +2.1,
-   collections +1.8), readability's set +0.6, CleanEval's final set +0.5, Dragnet
-   -0.2 (with step 2 off in the third read too, Dragnet -1.3); but a documentation
-   page's copyright line replaced its one-line intro. The condition then: listings
-   +1.0, collections -0.6, CleanEval final -0.3, trafilatura's set -0.1, Dragnet +0.1.
+   (a blog's "about me" box, a Twitter widget, read in place of the post); a block also
+   named for the content ("widget_text") is not a sidebar's (:func:`_named_chunks`).
+   Held out, with the listing models retrained: Dragnet 89.28 -> 89.66 (trafilatura's
+   89.45), the news sites +0.24, CleanEval's final set +0.05, trafilatura's set -0.10 (a
+   paywall's box, not the menu, kept in place of a teaser), WCXB -0.11 (listings -1.0,
+   collections -0.8: the retrained listing models choose otherwise on four pages; -0.02
+   with the old ones), readability's set -0.01; 29 pages better, 32 worse, most by a
+   little. A half, 0.9 and all measured alike; without the sidebar clause (old listing
+   models), trafilatura's set -0.06 and Dragnet -0.03 more. When the re-read is short
+   too, the models took the items themselves for boilerplate (a listing's teasers look
+   like an article's "related stories"): the page is read a third time with every block
+   as content, steps 2 to 6 alone choosing, and that is taken if it keeps more than the
+   reading that stands and all the first reading kept. Held out, without that
+   condition: WCXB +0.6 (listings +2.1, collections +1.8), readability's set +0.6,
+   CleanEval's final set +0.5, Dragnet -0.2 (with step 2 off in the third read too,
+   Dragnet -1.3); but a documentation page's copyright line replaced its one-line
+   intro. The condition then: listings +1.0, collections -0.6, CleanEval final -0.3,
+   trafilatura's set -0.1, Dragnet +0.1.
 8. Listings: a page whose reading keeps under half its text (:data:`LISTING_GATE`) is
    read once more with every block as content, no link-density step, and short linked
    blocks (:data:`MENU_CHARS`) dropped as menu entries: the *items reading* of a news
@@ -362,7 +364,8 @@ class MainContentExtractor:
         characters, when they hold under a quarter of the text kept; 0 keeps them.
     short : when fewer characters than this are kept, the page is read again without
         the link-density step, then if still short with every block as content, and
-        the re-read kept if it keeps more (see module doc); 0 never.
+        the re-read kept if it keeps more and may replace the first reading
+        (``short_holds``; see module doc); 0 never.
     short_holds : the share of the short reading's characters the re-read (step 7) must
         hold to replace it, unless the short reading lies in a sidebar more than the
         re-read does; 0 takes any re-read that keeps more.
@@ -576,37 +579,42 @@ class MainContentExtractor:
     def _read_again(self, scores: PageScores, keep: np.ndarray, fallback: bool,
                     chars: np.ndarray) -> tuple[np.ndarray, bool]:
         """Step 7 (module doc) for ``keep``, a short reading: the page read again without
-        the link-density step and, when that is short too, with every block as content,
-        taken when it keeps more. The third reading only when it holds all of ``keep``:
-        it extends the first reading, never replaces it (a docs page's copyright line
-        outweighed its one-line intro)."""
-        again, again_fallback = replace(self, link_density=1.0, short=0).reading(scores)
-        again_chars = int((chars * again).sum())
-        if again_chars < self.short:  # the scores took the items too
+        the link-density step, taken when it keeps more and may replace ``keep``
+        (:meth:`_replaces`); when that re-read is short too, the page read with every
+        block as content, taken when it keeps more than the reading that stands and all
+        of ``keep``: it extends the first reading, never replaces it (a docs page's
+        copyright line outweighed its one-line intro)."""
+        first = int((chars * keep).sum())
+        second, second_fallback = replace(self, link_density=1.0, short=0).reading(scores)
+        second_chars = int((chars * second).sum())
+        if second_chars > first and self._replaces(scores.features, keep, second, chars):
+            again, again_chars, again_fallback = second, second_chars, second_fallback
+        else:
+            again, again_chars, again_fallback = keep, first, fallback
+        if second_chars < self.short:  # the scores took the items too
             third, third_fallback = replace(self, short=0).reading(
                 replace(scores, threshold=np.inf))
             third_chars = int((chars * third).sum())
             if not (keep & ~third).any() and third_chars > again_chars:
                 # a page whose cut kept nothing still fell back: the third reading only
                 # extends what the fallback found
-                again, again_chars = third, third_chars
-                again_fallback = third_fallback or fallback
-        if again_chars > int((chars * keep).sum()) and self._replaces(
-                scores.features, keep, again):
-            return again, again_fallback
-        return keep, fallback
+                again, again_fallback = third, third_fallback or fallback
+        return again, again_fallback
 
-    def _replaces(self, features: PageFeatures, keep: np.ndarray, again: np.ndarray) -> bool:
+    def _replaces(self, features: PageFeatures, keep: np.ndarray, again: np.ndarray,
+                  chars: np.ndarray) -> bool:
         """Whether step 7's re-read ``again`` may replace the short reading ``keep``: it
-        holds :attr:`short_holds` of it, or ``keep`` lies in blocks named as a sidebar more
-        than ``again`` does (a blog's "about me" box read in place of a short post)."""
-        chars = features.blocks.chunk_chars()
+        holds :attr:`short_holds` of ``keep``'s characters (``chars`` per chunk), or
+        ``keep`` lies in blocks named as a sidebar (:data:`SIDEBAR`, by
+        :func:`_named_chunks`: not one also named for the content) more than ``again``
+        does (a blog's "about me" box read in place of a short post)."""
         first = int((chars * keep).sum())
         if int((chars * (keep & again)).sum()) >= self.short_holds * first:
             return True
         sidebar = _named_chunks(features, SIDEBAR)
-        return (int((chars * (keep & sidebar)).sum()) / first
-                > int((chars * (again & sidebar)).sum()) / int((chars * again).sum()))
+        # the shares of each reading in the sidebar, compared without dividing
+        return (int((chars * (keep & sidebar)).sum()) * int((chars * again).sum())
+                > int((chars * (again & sidebar)).sum()) * first)
 
     def _wrapped_in(self, features: PageFeatures, landmark: np.ndarray,
                     kept: np.ndarray) -> bool:
