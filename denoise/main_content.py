@@ -67,13 +67,7 @@ without its source):
    Held out: trafilatura's set +0.2, WCXB +0.2 (products +0.5, collections +0.9, forums
    +0.7), chaos +0.1, no set lower; 77 pages better, 20 worse (a service page's cards
    named "details-overlay", a link named "modallink"). "lightbox" was a dialog word until
-   it named a chaos page's article text ("lightbox-enable"). A paywall's offer
-   ("paywallTemplate": "Möchten Sie weiterlesen? Ja, ich bin Abonnent") is such a dialog,
-   and won over a short teaser; a block named for the content too is not a dialog (a
-   "steady-paywall-container entry__content", an article "has-paywall post", a product's
-   "overlay-text"). Held out: trafilatura's set 91.75 -> 91.85 (read on its own pages:
-   no other set has a block named "paywall"), WCXB +0.01 (services +0.09, products
-   -0.03), the rest unchanged; 5 pages better, 3 worse. A form to write in, a
+   it named a chaos page's article text ("lightbox-enable"). A form to write in, a
    ``<form>`` holding a ``<textarea>`` (a comment form, a contact form), goes with
    them: its labels ("Name (required)", "Leave a reply") are no text of the page. Held
    out: Dragnet +0.19, CleanEval's final set +0.1, chaos +0.02, trafilatura's set
@@ -378,9 +372,8 @@ class MainContentExtractor:
     landmarks : HTML5 landmark tags whose text outside any ``article`` or ``main`` is
         dropped (see module doc); () keeps it. With ``aside``, blocks whose class or id
         names related posts or tags go too.
-    dialogs : drop the text of blocks whose own class or id names a dialog and not the
-        content (a cookie notice, a pop-up, a paywall's offer;
-        :data:`denoise.features.DIALOG_BIT`) and of forms to write in
+    dialogs : drop the text of blocks whose own class or id names a dialog (a cookie
+        notice, a pop-up; :data:`denoise.features.DIALOG_BIT`) and of forms to write in
         (a ``<form>`` holding a ``<textarea>`` or two inputs one types into), but the
         body and blocks holding half the page's text or its first ``<h1>``.
     one_article : keep no text after the page's article element (its one outermost
@@ -812,17 +805,15 @@ def _in_one_article(blocks: PageBlocks, keep: np.ndarray, share: float) -> np.nd
 
 
 def _dialog_chunks(features: PageFeatures) -> np.ndarray:
-    """Per chunk: inside a scored block whose own class or id names a dialog and not the
-    content (a "steady-paywall-container entry__content" is the paywalled article), or
-    inside a form to write in (:data:`~denoise.features.FILL_IN_BIT`: a comment, a
-    message, a login), other than the body, one holding the page's first ``<h1>`` and one
-    holding half its text or more (a page laid out in a "modal-wrapper", an ASP.NET page
-    inside its form)."""
+    """Per chunk: inside a scored block whose own class or id names a dialog, or inside a
+    form to write in (:data:`~denoise.features.FILL_IN_BIT`: a comment, a message, a
+    login), other than the body, one holding the page's first ``<h1>`` and one holding
+    half its text or more (a page laid out in a "modal-wrapper", an ASP.NET page inside
+    its form)."""
     blocks = features.blocks
     nodes = features.nodes
     named = (features.block_cues[nodes] >> DIALOG_BIT & 1).astype(bool)
-    named = nodes[named & (features.matrix[:, _OWN_BODY] == 0)
-                  & (features.matrix[:, _OWN_CONTENT_CUE] == 0)]
+    named = nodes[named & (features.matrix[:, _OWN_BODY] == 0)]
     # forms to write in (denoise.features.FILL_IN_BIT): a <textarea>, or two fields
     writing = np.flatnonzero(features.block_cues >> FILL_IN_BIT & 1)
     return _named_apart(blocks, np.union1d(named, writing))

@@ -205,32 +205,6 @@ def test_a_consent_dialog_never_wins_over_a_short_article(dialog):
     assert "partners" in main_text(page(f'<div class="cmp">{PRIVACY}</div><div>{short}</div>'))
 
 
-OFFER = ('<div class="paywall-offer"><h2>Would you like to read on?</h2>' + "".join(
-    f"<p>Subscribers read every story of the Harbour Gazette on the web and in the app: "
-    f"{n} euros a month, the first month free, cancel at any time, with our newsletter "
-    f"and the printed weekend edition delivered to your door.</p>" for n in range(5, 7))
-    + "<p>Yes, I am a subscriber. Yes, I need a subscription.</p></div>")
-
-
-def test_a_paywall_s_offer_never_wins_over_the_teaser():
-    # "paywallTemplate": a short teaser's offer of a subscription was kept beside it or won
-    teaser = (f'<div class="teaser"><h1>Harbour council backs lighthouse budget</h1>'
-              f"<p>{STORY}</p></div>")
-    item = page(f"{teaser}{OFFER}{TEASERS}")
-    assert STORY.strip() in main_text(item) and "euros a month" not in main_text(item)
-    assert "euros a month" in main_text(item, dialogs=False)
-
-
-def test_a_paywalled_article_named_for_the_content_stays():
-    # "steady-paywall-container entry__content": the article behind the paywall, named
-    # for the content too, is no dialog
-    article = (f'<div class="paywall-container entry__content"><p>{STORY}</p><p>{SECOND}</p>'
-               "</div>")
-    text = main_text(page(f"<h1>Harbour council backs lighthouse budget</h1>{article}"
-                          f"{TEASERS}{TEASERS}"))
-    assert STORY.strip() in text and SECOND.strip() in text
-
-
 def test_a_non_modal_sheet_is_kept():
     sheet = (f'<div role="dialog" aria-modal="false"><h2>Description</h2><p>{STORY}</p>'
              f"<p>{SECOND}</p></div>")
