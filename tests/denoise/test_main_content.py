@@ -906,6 +906,18 @@ def test_a_short_reading_in_a_sidebar_gives_way_to_the_re_read(name, replaced):
     assert ("About me" in text) is not replaced
 
 
+def test_a_short_post_is_not_read_again_into_the_site_s_menu():
+    # Step 7's re-read exists for a listing's linked items; what it adds in a block named
+    # as a menu is the site's menu (a wiki's tools, a blog's categories), not items.
+    links = "".join(f'<li><a href="/{i}.html">{title}</a></li>'
+                    for i, title in enumerate(HEADLINES))
+    item = page(f'<div class="main"><div class="post"><h2>Pier repairs</h2><p>{STORY}</p>'
+                f'</div><div class="menu"><ul>{links}</ul></div></div>')
+    text = main_text(item)
+    assert STORY.strip() in text and HEADLINES[1] not in text
+    assert HEADLINES[1] in main_text(item, short_menus=0.0)  # the re-read took the menu
+
+
 @pytest.mark.corpus
 def test_a_short_post_is_not_read_again_into_a_list_of_popular_posts():
     # Dragnet's R722: a two-line craft post; read again without the link-density step,
