@@ -76,7 +76,8 @@ from denoise.validation import site_family
 #: +0.08, trafilatura's set +0.07, the mean 90.75 -> 90.78. ``short_holds`` 0.5 (step 7,
 #: of 0 / 0.5 / 0.9 / 1, the last three alike): every set's choice on the others, Dragnet
 #: 89.28 -> 89.66, the mean 90.78 -> 90.84. ``short_menus`` 0.5 (of 0 / 0.3 / 0.5, the
-#: last two alike): no set lower, trafilatura's set +0.07, WCXB's collections +0.24.
+#: last two alike, with the listing models of before): no set lower, trafilatura's set
+#: +0.07, WCXB's collections +0.24 (+0.67 with the listing models retrained).
 PARAMS = {"weight": 0.5, "threshold": 0.65, "link_density": 0.5, "one_region": True,
           "spread": 0.3, "once": True, "comments": 500, "captions": False,
           "bare_headings": False, "tail": 40, "short": 500, "furniture": ["footer"],

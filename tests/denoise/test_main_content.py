@@ -918,6 +918,17 @@ def test_a_short_post_is_not_read_again_into_the_site_s_menu():
     assert HEADLINES[1] in main_text(item, short_menus=0.0)  # the re-read took the menu
 
 
+def test_a_page_wrapped_in_a_block_named_for_its_menu_is_still_read_again():
+    # A wrapper named "nav-offset" (pushed aside by an off-canvas menu) holds the short
+    # reading and the items alike: the items the re-read adds are no more in "menus"
+    # than the short reading is, and are taken.
+    links = "".join(f'<li><a href="/{i}.html">{title}</a></li>'
+                    for i, title in enumerate(HEADLINES))
+    item = page(f'<div class="nav-offset"><div class="post"><h2>Pier repairs</h2>'
+                f'<p>{STORY}</p></div><div class="latest"><ul>{links}</ul></div></div>')
+    assert HEADLINES[1] in main_text(item)
+
+
 @pytest.mark.corpus
 def test_a_short_post_is_not_read_again_into_a_list_of_popular_posts():
     # Dragnet's R722: a two-line craft post; read again without the link-density step,
