@@ -875,6 +875,7 @@ HEADLINES = ["Pier repairs begin after the council vote", "Lighthouse cottage re
              "Ferry timetable changes for the winter", "Harbour festival draws record crowds",
              "New lifeboat station opens on the point", "Council funds the sea wall"]
 TOPICS = "".join(f'<li><a href="/topic/{i}">Topic {i}</a></li>' for i in range(60))
+LINKED = "".join(f'<li><a href="/{i}.html">{title}</a></li>' for i, title in enumerate(HEADLINES))
 
 
 def test_a_short_post_is_not_read_again_into_a_box_of_popular_posts():
@@ -909,10 +910,8 @@ def test_a_short_reading_in_a_sidebar_gives_way_to_the_re_read(name, replaced):
 def test_a_short_post_is_not_read_again_into_the_site_s_menu():
     # Step 7's re-read exists for a listing's linked items; what it adds in a block named
     # as a menu is the site's menu (a wiki's tools, a blog's categories), not items.
-    links = "".join(f'<li><a href="/{i}.html">{title}</a></li>'
-                    for i, title in enumerate(HEADLINES))
     item = page(f'<div class="main"><div class="post"><h2>Pier repairs</h2><p>{STORY}</p>'
-                f'</div><div class="menu"><ul>{links}</ul></div></div>')
+                f'</div><div class="menu"><ul>{LINKED}</ul></div></div>')
     text = main_text(item)
     assert STORY.strip() in text and HEADLINES[1] not in text
     assert HEADLINES[1] in main_text(item, short_menus=0.0)  # the re-read took the menu
@@ -922,10 +921,8 @@ def test_a_page_wrapped_in_a_block_named_for_its_menu_is_still_read_again():
     # A wrapper named "nav-offset" (pushed aside by an off-canvas menu) holds the short
     # reading and the items alike: the items the re-read adds are no more in "menus"
     # than the short reading is, and are taken.
-    links = "".join(f'<li><a href="/{i}.html">{title}</a></li>'
-                    for i, title in enumerate(HEADLINES))
     item = page(f'<div class="nav-offset"><div class="post"><h2>Pier repairs</h2>'
-                f'<p>{STORY}</p></div><div class="latest"><ul>{links}</ul></div></div>')
+                f'<p>{STORY}</p></div><div class="latest"><ul>{LINKED}</ul></div></div>')
     assert HEADLINES[1] in main_text(item)
 
 
