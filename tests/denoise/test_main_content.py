@@ -400,6 +400,83 @@ def test_a_control_word_that_is_text_stays():
                                                       "{}"))
 
 
+RELATED_TEASERS = ("<p>Ferry timetable to change for the summer season</p><p>The harbour office "
+           "publishes new sailing times for the island ferries from the first of June.</p>"
+           "<p>Lifeboat crew rescues two kayakers off the headland</p>")
+
+
+@pytest.mark.parametrize("head", ["<h2>Mehr zum Thema</h2>", "<h3>You may also like</h3>",
+                                  "<p><strong>Related posts:</strong></p>",
+                                  "<div>Das könnte dich auch interessieren</div>",
+                                  "<h3>About the author</h3>"])
+def test_a_box_of_related_articles_after_the_article_goes(head):
+    body = (f'<article><h1>Harbour council backs lighthouse budget</h1><p>{STORY}</p>'
+            f"<p>{SECOND}</p><p>{STORY}</p><div>{head}{RELATED_TEASERS}</div></article>")
+    text = main_text(page(body, "related.html"))
+    assert STORY.strip() in text and SECOND.strip() in text
+    assert "Ferry timetable" not in text and "kayakers" not in text
+    assert "kayakers" in main_text(page(body, "related.html"), related=False)
+
+
+def test_the_article_going_on_after_a_box_of_related_articles_stays():
+    # a related box between two paragraphs: the section ends at the next paragraph of
+    # prose, and at the article's next heading
+    body = (f'<article><h1>Harbour council backs lighthouse budget</h1><p>{STORY}</p>'
+            f"<p>{STORY}</p><h4>Auch interessant</h4><p>Ferry timetable to change</p>"
+            f"<p>{SECOND}</p><h4>Mehr zum Thema</h4><p>Lifeboat crew rescues kayakers</p>"
+            f"<h2>What the pier needs</h2><p>{STORY}</p><p>{SECOND}</p></article>")
+    text = main_text(page(body, "inside.html"))
+    assert "Auch interessant" not in text and "Ferry timetable" not in text
+    assert "kayakers" not in text and "What the pier needs" in text
+    assert text.count(SECOND.strip()) == 2
+
+
+def test_the_sections_of_a_listing_are_its_items():
+    # no article before "Trending": its teasers are the page's items, as "Top stories" are
+    cards = "".join(f'<div class="card"><h3><a href="/s{i}">Ferry timetable change {i}</a></h3>'
+                    f"<p>The harbour office publishes new sailing times, part {i}.</p></div>"
+                    for i in range(4))
+    body = (f"<main><h1>Harbour news</h1><h2>Top stories</h2>{cards}<h2>Trending</h2>"
+            f"{cards.replace('Ferry timetable', 'Lifeboat rescue')}</main>")
+    text = main_text(page(body, "front.html"))
+    assert "Trending" in text and "Lifeboat rescue change 2" in text
+    assert text == main_text(page(body, "front.html"), related=False)
+
+
+@pytest.mark.parametrize("box", [
+    # a box's title above its own paragraphs is no head of them
+    f"<div><span>Trending</span><p>{SECOND}</p></div>",
+    # a table's row header and caption
+    "<table><caption>Most read</caption><tr><th>Most read</th><td>The pier, the lighthouse"
+    " and the keeper's cottage</td></tr></table>",
+    # an item of a list
+    "<ul><li>Related posts</li><li>Ferry timetable to change for the summer season</li></ul>",
+])
+def test_a_line_that_is_not_all_its_block_keeps_heads_no_section(box):
+    body = (f'<article><h1>Harbour council backs lighthouse budget</h1><p>{STORY}</p>'
+            f"<p>{STORY}</p>{box}<p>{STORY}</p></article>")
+    text = main_text(page(body, "box.html"))
+    assert text == main_text(page(body, "box.html"), related=False)
+    assert "Trending" not in box or SECOND.strip() in text
+
+
+def test_a_page_of_related_articles_headed_so_is_its_own_content():
+    body = (f"<h1>Harbour council backs lighthouse budget</h1><h2>Related stories</h2>"
+            f"<div>{RELATED_TEASERS}<p>{STORY}</p></div>")
+    text = main_text(page(body, "index.html"))
+    assert "kayakers" in text and text == main_text(page(body, "index.html"), related=False)
+
+
+@pytest.mark.parametrize("head", ["See also", "Related", "Recommended"])
+def test_a_wiki_s_see_also_and_a_game_s_requirements_are_no_related_box(head):
+    # a wiki's "See also", an academic page's "Related" work, a game's "Recommended"
+    # system requirements
+    body = (f'<article><h1>Harbour council backs lighthouse budget</h1><p>{STORY}</p>'
+            f"<p>{SECOND}</p><p>{STORY}</p><h2>{head}</h2>{RELATED_TEASERS}</article>")
+    text = main_text(page(body, "wiki.html"))
+    assert "kayakers" in text and text == main_text(page(body, "wiki.html"), related=False)
+
+
 def test_no_page_loses_its_first_paragraph():
     text = main_text(page(f'<div id="content"><article>{ARTICLE}</article></div>'))
     assert text.index(STORY.strip()) < text.index(SECOND.strip())
