@@ -242,11 +242,12 @@ without its source):
    29 lines were gold) and, for the controls and reading times, on the lines
    trafilatura's set's gold leaves out ("Beitrag teilen", "4 Min Read"); that it ships
    is every set's choice on the other sets.
-11. Related articles and the author's box: a section that a heading or a line of its
-   own announces as other articles or as the author's box (:data:`RELATED`: "Related
-   posts", "You may also like", "Up next", "Mehr zum Thema", "Das könnte dich auch
-   interessieren", "À lire aussi", "Zobacz również"; "About the author", "Über die
-   Autorin", "Zur Person") goes. It runs from its head to the next kept heading of the
+11. Related articles, the author's box, comments: a section that a heading or a line
+   of its own announces as other articles, as the author's box or as readers' comments
+   (:data:`RELATED`: "Related posts", "You may also like", "Up next", "Mehr zum Thema",
+   "Das könnte dich auch interessieren", "À lire aussi", "Zobacz również"; "About the
+   author", "Über die Autorin", "Zur Person"; "12 Comments", "Leave a reply",
+   "Schreibe einen Kommentar") goes. It runs from its head to the next kept heading of the
    head's rank or above (a line ranks below every heading), inside the head's parent
    block. The rule is for the boxes after an article that the scores kept, their
    teasers and bios being text like the article's. Three guards:
@@ -264,12 +265,15 @@ without its source):
    the same article ("Keep reading"). A line heads a section only when it is all its
    block keeps, not a box's title above the box's paragraphs.
    The step runs last, like step 10, so no reading and no listing model changes.
-   Held out: trafilatura's set 91.82 -> 91.96, chaos 93.32 -> 93.43, WCXB +0.03
-   (products +0.20, articles +0.02), Dragnet +0.02, the news sites +0.01, the other
-   sets unchanged; 55 pages better, 8 worse. The worst loss is a Dragnet blog post
-   whose gold keeps its "Related posts" (-0.13); CleanEval's gold keeps the author's
-   bio (under 0.005 on three pages). The guards and the words left out cost
-   trafilatura's set 0.05 against the bare rule, for pages it could empty of an
+   Held out, other articles and the author's box: trafilatura's set 91.82 -> 91.96,
+   chaos 93.32 -> 93.43, WCXB +0.03 (products +0.20, articles +0.02), Dragnet +0.02,
+   the news sites +0.01, the other sets unchanged; 55 pages better, 8 worse. The worst
+   loss is a Dragnet blog post whose gold keeps its "Related posts" (-0.13);
+   CleanEval's gold keeps the author's bio (under 0.005 on three pages). Then the
+   comments' heads: trafilatura's set +0.02, Dragnet +0.01, chaos +0.01, WCXB's forums
+   +0.01; 10 pages better, none worse (with "Comments" alone, "Responses" and
+   "Reactions": Dragnet +0.03, two pages worse). The guards and the words left out
+   cost trafilatura's set 0.05 against the bare rule, for pages it could empty of an
    article's text. The words were partly read on trafilatura's set's kept lines that
    its gold leaves out ("Mehr zum Thema", "Über den Autor"), so that set's gain is not
    wholly held out. The guards were read on all sets' changed pages and a review's
@@ -439,8 +443,8 @@ class MainContentExtractor:
     labels : drop the lines that are a label and nothing else: an ad's, a control's, a
         count or a reading time, or no word at all (step 10).
     related : drop the sections a heading or a line of their own announces as other
-        articles or the author's box ("Related posts", "Mehr zum Thema", "About the
-        author"; step 11).
+        articles, the author's box or readers' comments ("Related posts", "Mehr zum
+        Thema", "About the author", "Leave a reply"; step 11).
     listing_model : tells a listing from an article (:mod:`denoise.listing`): when it
         says the page's items reading is the better, that reading is taken (step 8);
         None never.
@@ -836,8 +840,17 @@ _RELATED = (
 _AUTHOR = (r"about the author|author bio|(?:(?:ü|ue)ber )?(?:den autor|die autorin)"
            r"|der autor|zur person|(?:à|a) propos de l auteur|o autorze|sobre el autor"
            r"|l autore")
-#: A section's head in step 11: other articles, or the author's box.
-RELATED = re.compile(f"{_RELATED}|{_AUTHOR}")
+#: Words that head readers' comments after an article: a count of them ("12 comments",
+#: "3 Kommentare") or a call to write one ("Leave a reply", "Schreibe einen Kommentar").
+#: Not "Comments" alone, which may title a section of a reference ("Comments" in a
+#: language's syntax), nor "Reactions" or "Responses" (a news article's section).
+_COMMENTS = (r"\d+ (?:comments?|kommentare?|commentaires?|comentarios?|komentarz[ey]?)"
+             r"|leave a (?:reply|comment)|schreibe?n? (?:sie )?einen kommentar"
+             r"|kommentar schreiben|post a comment|add a comment"
+             r"|join the (?:discussion|conversation)|reader comments|laisser un commentaire"
+             r"|deja un comentario|dodaj komentarz")
+#: A section's head in step 11: other articles, the author's box, or readers' comments.
+RELATED = re.compile(f"{_RELATED}|{_AUTHOR}|{_COMMENTS}")
 #: A line's rank as a section's head: below every heading's (``<h6>`` is 6).
 _LINE_RANK = 7
 #: The kept text outside links of a ``<p>`` of the article (step 11): one after a
@@ -882,14 +895,14 @@ def _related_heads(blocks: PageBlocks, keep: np.ndarray) -> dict[int, int]:
 
 
 def _without_related(blocks: PageBlocks, keep: np.ndarray) -> np.ndarray:
-    """``keep`` less the sections a heading or a line announces as other articles or
-    the author's box (:func:`_related_heads`; module doc, step 11). A section runs from
-    its head to the next kept heading or head of its rank or above, inside the head's
-    parent block, and ends before the next ``<p>`` of that parent holding
-    :data:`RELATED_PROSE` characters outside links. It goes when a ``<p>`` of as much
-    prose is kept before the head, and more text than the section holds (a listing's
-    "Trending" teasers after its "Top stories", a page of related links headed so, are
-    the page's content)."""
+    """``keep`` less the sections a heading or a line announces as other articles, the
+    author's box or readers' comments (:func:`_related_heads`; module doc, step 11). A
+    section runs from its head to the next kept heading or head of its rank or above,
+    inside the head's parent block, and ends before the next ``<p>`` of that parent
+    holding :data:`RELATED_PROSE` characters outside links. It goes when a ``<p>`` of as
+    much prose is kept before the head, and more text than the section holds (a
+    listing's "Trending" teasers after its "Top stories", a page of related links headed
+    so, are the page's content)."""
     heads = _related_heads(blocks, keep)
     if not heads:
         return keep

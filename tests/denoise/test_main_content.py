@@ -408,7 +408,7 @@ RELATED_TEASERS = ("<p>Ferry timetable to change for the summer season</p><p>The
 @pytest.mark.parametrize("head", ["<h2>Mehr zum Thema</h2>", "<h3>You may also like</h3>",
                                   "<p><strong>Related posts:</strong></p>",
                                   "<div>Das könnte dich auch interessieren</div>",
-                                  "<h3>About the author</h3>"])
+                                  "<h3>About the author</h3>", "<h3>12 Comments</h3>"])
 def test_a_box_of_related_articles_after_the_article_goes(head):
     body = (f'<article><h1>Harbour council backs lighthouse budget</h1><p>{STORY}</p>'
             f"<p>{SECOND}</p><p>{STORY}</p><div>{head}{RELATED_TEASERS}</div></article>")
@@ -467,10 +467,10 @@ def test_a_page_of_related_articles_headed_so_is_its_own_content():
     assert "kayakers" in text and text == main_text(page(body, "index.html"), related=False)
 
 
-@pytest.mark.parametrize("head", ["See also", "Related", "Recommended"])
+@pytest.mark.parametrize("head", ["See also", "Related", "Recommended", "Comments"])
 def test_a_wiki_s_see_also_and_a_game_s_requirements_are_no_related_box(head):
     # a wiki's "See also", an academic page's "Related" work, a game's "Recommended"
-    # system requirements
+    # system requirements, a language reference's "Comments"
     body = (f'<article><h1>Harbour council backs lighthouse budget</h1><p>{STORY}</p>'
             f"<p>{SECOND}</p><p>{STORY}</p><h2>{head}</h2>{RELATED_TEASERS}</article>")
     text = main_text(page(body, "wiki.html"))
@@ -786,7 +786,8 @@ def test_a_form_to_write_in_is_not_the_article():
              'value="Post comment"></form></div>')
     item = page(f'<div id="content"><article>{ARTICLE}{reply}</article></div>')
     # whatever the scores say of it (every block taken as content here)
-    assert "e-mail address will not" in main_text(item, dialogs=False, threshold=1.0)
+    assert "e-mail address will not" in main_text(item, dialogs=False, related=False,
+                                                    threshold=1.0)
     text = main_text(item, threshold=1.0)
     assert STORY.strip() in text and "e-mail address" not in text
     # an ASP.NET page lies inside its one form, a search box's text area too
