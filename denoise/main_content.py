@@ -247,10 +247,11 @@ without its source):
    (:data:`RELATED`: "Related posts", "You may also like", "Mehr zum Thema", "Das
    könnte dich auch interessieren", "À lire aussi", "Zobacz również"; "About the
    author", "Über die Autorin"; "12 Comments", "Leave a reply", "Schreibe einen
-   Kommentar") goes. It runs from its head to the next kept heading of the
-   head's rank or above (a line ranks below every heading), inside the head's parent
-   block. The rule is for the boxes after an article that the scores kept, their
-   teasers and bios being text like the article's. Three guards:
+   Kommentar") goes. It runs from its head to the next kept heading of the head's
+   rank or above, or the next line that heads a section (a line ranks below every
+   heading), inside the head's parent block. The rule is for the boxes after an
+   article that the scores kept, their teasers and bios being text like the article's.
+   Three guards:
    - The section ends before the parent's next ``<p>`` holding :data:`RELATED_PROSE`
      characters outside links: the article goes on after a "related" box placed
      between its paragraphs.
@@ -845,8 +846,8 @@ _RELATED = (
 #: section of a book review or an interview; not "written by" (a byline).
 _AUTHOR = (r"about the author|author bio|(?:ü|ue)ber (?:den autor|die autorin)"
            r"|(?:à|a) propos de l aut(?:eur|rice)|o autor(?:ze|ce)|sobre (?:el autor|la autora)")
-#: Words that head readers' comments after an article, as a heading: a count of them
-#: ("12 comments", "1,234 Kommentare"; as a line a count is a label, step 10), or a
+#: Words that head readers' comments after an article: a count of them ("12 comments",
+#: "1,234 Kommentare"; a line "12 comments" alone is step 10's label), or a
 #: call to write one ("Leave a reply", "Schreibe einen Kommentar", WordPress's words).
 #: Not "Comments" alone, which may title a section of a reference ("Comments" in a
 #: language's syntax), nor "Reactions" or "Responses" (a news article's section), nor
@@ -908,8 +909,9 @@ def _without_related(blocks: PageBlocks, keep: np.ndarray) -> np.ndarray:
     inside the head's parent block, and ends before the next ``<p>`` of that parent
     holding :data:`RELATED_PROSE` characters outside links. It goes when an article
     is kept before the head (:func:`_article_before`), and more text than the section
-    holds, of what the step has not dropped (a page of related links headed
-    so is the page's content). Text is counted as the step finds it (``keep``)."""
+    holds (a page of related links headed so is the page's content). The section and
+    the article are measured in the text the step was given (``keep``), the text before
+    the head less what the step dropped."""
     heads = _related_heads(blocks, keep)
     if not heads:
         return keep
