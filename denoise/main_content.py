@@ -787,28 +787,48 @@ _CELLS = frozenset({"td", "th", "caption"})
 
 def _without_labels(blocks: PageBlocks, keep: np.ndarray) -> np.ndarray:
     """``keep`` less its labels (:data:`LABEL`; :data:`CONTROL_WORD` as a link's text;
-    no letter or digit): a kept chunk of at most :data:`LABEL_CHARS` characters that is
-    the only kept text of its innermost block (a word of a sentence is one piece of its
-    paragraph's text), lies in no heading, list item, code sample or quote, and is no
-    table cell's own text (a spec sheet's "Anzeige", German for display)."""
-    chars = blocks.chunk_chars()
-    owner = blocks.chunk_block
-    candidates = np.flatnonzero(keep & (chars <= LABEL_CHARS) & (owner >= 0))
-    if not len(candidates):
-        return keep
-    alone = candidates[_kept_own_chars(blocks, keep)[owner[candidates]] == chars[candidates]]
+    no letter or digit): a lone line (:func:`_lone_lines`) that is the only kept text of
+    its innermost block (a word of a sentence is one piece of its paragraph's text)."""
+    alone = _lone_lines(blocks, keep, whole=False)
     if not len(alone):
         return keep
-    named = blocks.covered(blocks.has_tag(_NAMED_ITEMS))[alone] | blocks.has_tag(_CELLS)[
-        owner[alone]]
-    alone = alone[~named]
     out = keep.copy()
     for i, link in zip(alone.tolist(), blocks.chunk_in_link[alone].tolist(), strict=True):
-        label = _NOT_WORDS.sub(" ", blocks.text[blocks.chunk_starts[i]:blocks.chunk_ends[i]]
-                               .lower()).strip()
+        label = _words(blocks.text[blocks.chunk_starts[i]:blocks.chunk_ends[i]])
         if not label or LABEL.fullmatch(label) or (link and CONTROL_WORD.fullmatch(label)):
             out[i] = False
     return out if out.any() else keep
+
+
+def _lone_lines(blocks: PageBlocks, keep: np.ndarray, *, whole: bool) -> np.ndarray:
+    """The kept chunks of at most :data:`LABEL_CHARS` characters that are all their
+    innermost block keeps of its own text (``whole``: of blocks inside it too), in no
+    heading, list item, code sample or quote, and no table cell's own text (a spec
+    sheet's "Anzeige", German for display): a label's line (step 10) or a section's
+    head (step 11)."""
+    chars = blocks.chunk_chars()
+    owner = blocks.chunk_block
+    lines = np.flatnonzero(keep & (chars <= LABEL_CHARS) & (owner >= 0))
+    if not len(lines):
+        return lines
+    if whole:
+        kept = np.concatenate(([0], np.cumsum(chars * keep)))
+        spans = blocks.spans[owner[lines]]
+        held = kept[spans[:, 1]] - kept[spans[:, 0]]
+    else:
+        held = _kept_own_chars(blocks, keep)[owner[lines]]
+    lines = lines[held == chars[lines]]
+    if not len(lines):
+        return lines
+    named = blocks.covered(blocks.has_tag(_NAMED_ITEMS))[lines] | blocks.has_tag(_CELLS)[
+        owner[lines]]
+    return lines[~named]
+
+
+def _words(text: str) -> str:
+    """``text`` as a label or a head is matched: lower case, each run of characters other
+    than letters, digits and "_" one space."""
+    return _NOT_WORDS.sub(" ", text.lower()).strip()
 
 
 #: Words that announce other articles (step 11), once lower case and each run of
@@ -872,33 +892,24 @@ RELATED_PROSE = 100
 def _related_heads(blocks: PageBlocks, keep: np.ndarray) -> dict[int, int]:
     """Step 11's section heads: per block, its rank (a heading's level, a line's
     :data:`_LINE_RANK`). A heading whose kept text is :data:`RELATED`, and a block whose
-    kept text is one short line that is: a chunk of at most :data:`LABEL_CHARS`
-    characters, in no list item, heading, code sample or quote, not a table cell's own
-    text, and no label of step 10's (which step 10 has dropped, when it is on)."""
+    whole kept text is a lone line (:func:`_lone_lines`) that is, and no label of step
+    10's (which step 10 has dropped, when it is on)."""
     heads: dict[int, int] = {}
     headings = np.flatnonzero(blocks.has_tag(HEADINGS))
     kept = np.concatenate(([0], np.cumsum(keep)))
     for head, (start, end) in zip(headings.tolist(), blocks.spans[headings].tolist(),
                                   strict=True):
-        if kept[end] > kept[start] and RELATED.fullmatch(_NOT_WORDS.sub(" ", " ".join(
+        if kept[end] > kept[start] and RELATED.fullmatch(_words(" ".join(
                 blocks.text[blocks.chunk_starts[i]:blocks.chunk_ends[i]]
-                for i in range(start, end) if keep[i]).lower()).strip()):
+                for i in range(start, end) if keep[i]))):
             heads[head] = int(blocks.tags[head][1])
-    chars = blocks.chunk_chars()
-    owner = blocks.chunk_block
-    lines = np.flatnonzero(keep & (chars <= LABEL_CHARS) & (owner >= 0))
     # the block's whole kept text, blocks inside it too: a "Trending" box's own line
     # above its article paragraphs is no head of them
-    kept_chars = np.concatenate(([0], np.cumsum(chars * keep)))
-    spans = blocks.spans[owner[lines]]
-    lines = lines[kept_chars[spans[:, 1]] - kept_chars[spans[:, 0]] == chars[lines]]
-    lines = lines[~blocks.covered(blocks.has_tag(_NAMED_ITEMS))[lines]
-                  & ~blocks.has_tag(_CELLS)[owner[lines]]]
-    for i in lines.tolist():
-        line = _NOT_WORDS.sub(" ", blocks.text[blocks.chunk_starts[i]:blocks.chunk_ends[i]]
-                              .lower()).strip()
+    lines = _lone_lines(blocks, keep, whole=True)
+    for i, block in zip(lines.tolist(), blocks.chunk_block[lines].tolist(), strict=True):
+        line = _words(blocks.text[blocks.chunk_starts[i]:blocks.chunk_ends[i]])
         if RELATED.fullmatch(line) and not LABEL.fullmatch(line):
-            heads[int(owner[i])] = _LINE_RANK
+            heads[block] = _LINE_RANK
     return heads
 
 
