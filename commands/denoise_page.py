@@ -60,8 +60,10 @@ from denoise.structure import kept_tree, structure_of, to_markdown, to_xml
 from denoise.training import (
     CALIBRATION_QUANTILE,
     CrossSiteReport,
+    read_main_xpaths,
     train_detector,
     training_pages,
+    with_main_xpaths,
 )
 from denoise.validation import FamilyCurves, site_family
 from engine.batch import BatchSummary
@@ -91,7 +93,8 @@ class Format(StrEnum):
 
 ModelOption = Annotated[Path | None, typer.Option(
     "--model", "-m", help="A model from 'denoise train' (default: the model shipped with "
-    "the package, trained on 45 documentation, news and shop sites).", show_default=False,
+    "the package, trained on 45 documentation, news and shop sites; the main-content "
+    "formats mix their own, trained on those sites' repetition alone).", show_default=False,
 )]
 RecallOption = Annotated[float | None, typer.Option(
     callback=fraction, help="Cut where the model expects to find this share of the template "
@@ -169,6 +172,12 @@ def train_command(
         "family (the same publisher in every corpus and era, e.g. entertainment.msn.com "
         "drops every msn site), for a detector that has never seen it. Repeatable.",
         show_default=False)] = None,
+    main_xpaths: Annotated[Path | None, typer.Option(
+        "--main-xpaths", metavar="TSV", help="Sites whose main content you can point at: a "
+        "site and an XPath a line, tab-separated. Their pages' blocks are labelled by it "
+        "(inside: content, outside: template) rather than by repetition, which calls an API "
+        "reference's repeated members template and a page's own breadcrumbs content.",
+        show_default=False)] = None,
     calibrate_on: Annotated[list[str] | None, typer.Option(
         "--calibrate-on", metavar="INPUT", help="Pages of other site families, not trained "
         "on: the final model scores them and each of their families joins the operating "
@@ -179,7 +188,8 @@ def train_command(
     """Train a site-independent template detector on many sites' pages.
 
     Site-level statistics label blocks for free (repeated = template, unique =
-    content); a classifier learns them from page-level features; 10-fold
+    content), or, for the sites given --main-xpaths, where their main content lies
+    (outside = template); a classifier learns them from page-level features; 10-fold
     cross-site validation (never a site in training and test) gives the
     precision-recall curve stored in the model, from which --recall / --precision
     pick thresholds later. Sites come from folders (one folder a site) or URL hosts.
@@ -191,6 +201,11 @@ def train_command(
     skipped: list[Skipped | PageError] = []
     excluded: dict[str, int] = {}
 
+    try:
+        xpaths = read_main_xpaths(main_xpaths) if main_xpaths is not None else {}
+    except ValueError as error:
+        say(err, f"error: {error}")
+        raise typer.Exit(2) from None
     on_error = skipper(skipped, err)
     read = read_inputs(inputs, max_bytes, skipped, err)
     if exclude_site:
@@ -201,6 +216,20 @@ def train_command(
         pages = list(training_pages(read, theta=theta,
                                     min_pages=min_pages, on_error=on_error,
                                     on_page=lambda _: progress.advance(task)))
+    relabelled: dict[str, str] = {}
+    if xpaths:
+        by_region = list(with_main_xpaths(pages, xpaths))
+        counted = sum(new is not old for old, new in zip(pages, by_region, strict=True))
+        relabelled = {new.site: xpaths[new.site]
+                      for old, new in zip(pages, by_region, strict=True) if new is not old}
+        say(err, f"{counted} pages of {len(relabelled)} site(s) labelled by their main "
+             "content")
+        unmatched = sorted(set(xpaths) - relabelled.keys())
+        if unmatched:
+            say(err, f"warning: no page's main content found for {len(unmatched)} site(s) "
+                 f"of {main_xpaths}: {', '.join(unmatched[:5])}"
+                 + (" ..." if len(unmatched) > 5 else ""))
+        pages = by_region
     calibration = []
     if calibrate_on:
         with progress_bar(err) as progress:
@@ -229,7 +258,8 @@ def train_command(
                 precision=precision, theta=theta,
                 quantile=None if pooled_curve else site_quantile,
                 excluded_families={site_family(host) for host in exclude_site or ()},
-                calibration=calibration, on_fold=lambda _: progress.advance(task))
+                main_xpaths=relabelled, calibration=calibration,
+                on_fold=lambda _: progress.advance(task))
         _print_cross_site(trained.report, c is not None, sys.stdout)
         if trained.families is not None:
             _print_held_out_promise(trained.families, precision, site_quantile,

@@ -149,6 +149,34 @@ def test_train_calibrates_its_promise_on_families_it_does_not_train_on(sites, tm
     assert header["training"]["sites"] == 6
 
 
+@pytest.mark.slow
+def test_train_labels_a_site_by_the_main_content_its_xpath_selects(sites, tmp_path):
+    table = tmp_path / "main.tsv"
+    acme, globex = generated_site(0, 1)[0].site, generated_site(1, 1)[0].site
+    table.write_text(f"site\tmain_content_xpath\n{acme}\t//div[@id='main']\n{globex}\t-\n"
+                     "www.nowhere.example\t//main\n", encoding="utf-8")
+    out = tmp_path / "model.npz"
+    result = run(["train", str(sites), "--out", str(out), "--folds", "2", "--min-pages", "3",
+                  "--main-xpaths", str(table)])
+    assert result.exit_code == 0, result.output
+    assert "6 pages of 1 site(s) labelled by their main content" in result.stderr
+    assert "no page's main content found for 1 site(s)" in result.stderr
+    assert "www.nowhere.example" in result.stderr
+    assert TemplateModel.load(out).header_["training"]["main_xpaths"] == {
+        acme: "//div[@id='main']"}
+
+
+def test_train_names_the_line_of_a_main_xpaths_file_it_cannot_read(sites, tmp_path):
+    table = tmp_path / "main.tsv"
+    table.write_text("www.acme.com\t//div[@id='main']\nwww.globex.com\t//div[[\n",
+                     encoding="utf-8")
+    out = tmp_path / "model.npz"
+    result = run(["train", str(sites), "--out", str(out), "--main-xpaths", str(table)])
+    assert result.exit_code == 2
+    assert f"{table}:2: not a site and an XPath" in result.stderr
+    assert "reading and labelling" not in result.stderr and not out.exists()
+
+
 def test_train_refuses_to_calibrate_on_a_family_it_trains_on(sites, tmp_path):
     out = tmp_path / "model.npz"
     result = run(["train", str(sites), "--out", str(out), "--folds", "2", "--min-pages", "3",
