@@ -313,10 +313,17 @@ def main() -> None:
                         help="step 8's listing model for the DN-main rows, trained without "
                         "the main-content model's source (corpora.train_listing --heldout; "
                         "default: no step 8)")
+    parser.add_argument("--main-template", type=Path, default=None,
+                        help="the template model the DN-main rows mix, as main-content mode "
+                        "mixes its own (default: --detector): one trained on site-level "
+                        "labels alone (denoise/models/template-repetition.npz's command) "
+                        "without the test site")
     parser.add_argument("--markdown", type=Path, default=None)
     args = parser.parse_args()
     if args.main_listing is not None and args.main_content is None:
         parser.error("--main-listing needs --main-content")
+    if args.main_template is not None and args.main_content is None:
+        parser.error("--main-template needs --main-content")
     detector_path = args.detector or args.bench / "detector.npz"
     started = time.process_time()
     labelled = {split: list(read_labelled(args.bench / split)) for split in ("train", "test")}
@@ -331,7 +338,7 @@ def main() -> None:
     cleaners = {"none": Cleaner(Mode.none), "page": Cleaner(Mode.page, detector=detector)}
     if args.main_content is not None:
         cleaners["main"] = Cleaner(Mode.main, extractor=held_out_main_content(
-            detector_path, args.main_content, args.main_listing))
+            args.main_template or detector_path, args.main_content, args.main_listing))
     train = {text: prepare(labelled["train"], cleaner=c) for text, c in cleaners.items()}
     test = {text: prepare(labelled["test"], cleaner=c) for text, c in cleaners.items()}
     alone = story_pages(args.bench, labelled)

@@ -46,7 +46,7 @@ from commands.common import (
 )
 from denoise.cleaning import Cleaner, Mode
 from denoise.decode import DEFAULT_MAX_BYTES
-from denoise.detector import TemplateDetector
+from denoise.detector import TemplateDetector, repetition_model_path
 from denoise.errors import DenoiseError, PageError
 from denoise.main_content import MainContentExtractor
 from denoise.page import Page
@@ -120,7 +120,9 @@ FixedRecallOption = Annotated[float | None, typer.Option(
     callback=fraction, help=_RECALL_HELP.format(f"{DEFAULT_RECALL}, Kołcz & Yih's"),
     show_default=False)]
 DetectorOption = Annotated[Path | None, typer.Option(
-    help="Template model from 'denoise train' (default: the shipped one).", show_default=False)]
+    help="Template model from 'denoise train' (default: the shipped model of repetition "
+    "alone, which de-noises for keywords better than the shipped detector).",
+    show_default=False)]
 RankerOption = Annotated[Path | None, typer.Option(
     "--model", "-m", help="Keyword ranker from 'kwx train' (default: the shipped one).",
     show_default=False)]
@@ -307,7 +309,7 @@ def _base_detector(err: Console, denoise: bool, detector: Path | None,
 
 def _load_detector(err: Console, detector: Path | None) -> TemplateDetector:
     try:
-        return TemplateDetector.load(detector)
+        return TemplateDetector.load(detector or repetition_model_path())
     except DenoiseError as error:
         raise fail(err, error) from None
 

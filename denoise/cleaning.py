@@ -49,9 +49,10 @@ from denoise.html import parse_html
 from denoise.main_content import (
     MainContentExtractor,
     default_extractor,
+    listing_model_path,
     main_content_model_path,
 )
-from denoise.model import default_model_path
+from denoise.model import default_model_path, repetition_model_path
 from denoise.page import Page
 from denoise.site import METHODS, SiteStore
 from denoise.site.base import SiteMethod
@@ -331,7 +332,8 @@ def models_used(mode: Mode | str) -> str | None:
     recall for ``page``); None when it uses none. A saved near-duplicate index records
     it, so sketches made with other models are never compared."""
     paths = {Mode.page: (default_model_path(),),
-             Mode.main: (default_model_path(), main_content_model_path())}.get(Mode(mode))
+             Mode.main: (repetition_model_path(), main_content_model_path(),
+                         listing_model_path())}.get(Mode(mode))
     if paths is None:
         return None
     digest = hashlib.sha256()

@@ -25,6 +25,7 @@ from denoise.arguments import expect_page
 from denoise.blocks import PageBlocks
 from denoise.features import PageFeatures, extract
 from denoise.model import ModelError, TemplateModel, default_model_path
+from denoise.model import repetition_model_path as repetition_model_path  # kwx's default
 from denoise.page import Page
 from denoise.smooth import smooth_page
 from denoise.validation import Curve

@@ -312,7 +312,7 @@ from denoise.features import (
     extract,
 )
 from denoise.listing import LISTING_FEATURES, ListingModel
-from denoise.model import ModelError, TemplateModel
+from denoise.model import ModelError, TemplateModel, repetition_model_path
 from denoise.page import Page, site_of
 from denoise.shipped import shipped
 from denoise.structure import Node, kept_tree, structure_of, to_markdown, to_xml
@@ -503,10 +503,13 @@ class MainContentExtractor:
              listing: str | Path | None = None, *, listing_step: bool = True,
              ) -> MainContentExtractor:
         """The shipped (or given) models, with the parameters stored with the content model;
-        ``listing_step=False``: without step 8 (no listing model read)."""
+        ``listing_step=False``: without step 8 (no listing model read). The template
+        model mixed in is :func:`~denoise.model.repetition_model_path`'s unless
+        ``template`` is given."""
         if listing is not None and not listing_step:
             raise ValueError("a listing model was given with listing_step=False")
-        detector = TemplateDetector.load(template)
+        detector = TemplateDetector.load(template if template is not None
+                                         else repetition_model_path())
         listing_model = ListingModel.load(listing if listing is not None
                                           else listing_model_path()) if listing_step else None
         source = content if content is not None else main_content_model_path()

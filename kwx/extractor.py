@@ -20,7 +20,7 @@ import numpy as np
 
 from denoise.arguments import expect_page, expect_pages
 from denoise.cleaning import Cleaner, Mode
-from denoise.detector import TemplateDetector
+from denoise.detector import TemplateDetector, repetition_model_path
 from denoise.page import Page
 from denoise.shipped import shipped
 from denoise.steps import step_by_step
@@ -204,7 +204,7 @@ class KeywordExtractor:
                                            querylog or shipped(DEFAULT_QUERYLOG))
         template = None
         if denoise:
-            template = TemplateDetector.load(detector)
+            template = TemplateDetector.load(detector or repetition_model_path())
             template = template.at_recall(recall)
         return cls(model, statistics=statistics, detector=template, phrases=phrases,
                    language=language)

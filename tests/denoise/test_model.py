@@ -3,16 +3,18 @@
 import io
 import pickle
 import zipfile
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
 import pytest
 from npzfiles import Tripwire, arrays_of, npz_bytes, replaced, with_header
-from sitegen import generated_site, labelled_pages
+from sitegen import article_site, generated_site, labelled_pages
 from sklearn.ensemble import RandomForestClassifier
 from sklearn.exceptions import NotFittedError
 
 from denoise.errors import PageError
+from denoise.evaluate import xpath_main_text
 from denoise.features import FEATURE_NAMES, extract
 from denoise.forest import flatten_forest, forest_proba, forest_proba_python
 from denoise.model import (
@@ -22,7 +24,14 @@ from denoise.model import (
     TemplateModel,
 )
 from denoise.page import Page
-from denoise.training import training_pages
+from denoise.training import (
+    NO_LABEL,
+    gold_labels,
+    read_main_xpaths,
+    training_pages,
+    with_main_text,
+    with_main_xpaths,
+)
 
 #: Generated sites the models never train on (labelled_pages() covers sites 0-5).
 NEW_SITES = (6, 7, 8, 10, 14)
@@ -442,3 +451,89 @@ def test_fitted_models_score_the_same_compiled_and_in_python(fitted, new_pages, 
             patch.setattr(model_module, "_compiled", None)
             slow = fitted.predict_proba(page.features)
         np.testing.assert_allclose(fast, slow, rtol=1e-6, atol=1e-7)
+
+
+def test_a_known_main_text_relabels_what_repetition_gets_wrong():
+    # every page repeats a member table inside its main content (template by repetition)
+    # and has its own reading tip outside it (content by repetition)
+    members = ("<table><tr><td>int size() const returns the number of widgets held</td></tr>"
+               "<tr><td>void clear() removes every widget from the gizmo</td></tr></table>")
+    site = [replace(page, html=page.html.replace(
+        '<div class="docnav">', f'<div class="tip"><p>Reading tip {index}: start with '
+        f'widget {index}, then the gizmo chapters {index + 1} and {index + 2}.</p></div>'
+        '<div class="docnav">')) for index, page in enumerate(
+            article_site(12, extra=members, docnav=True))]
+    pages = list(training_pages(site, min_pages=5))
+    page = pages[3]
+    texts = [page.features.blocks.block_text(b) for b in page.features.nodes.tolist()]
+    main = xpath_main_text(page.page.html, "//div[@id='main']")
+    relabelled = with_main_text(page, main)
+    gold = gold_labels(page.features, main)
+
+    def label(labels, needle):
+        return {int(lab) for text, lab in zip(texts, labels, strict=True)
+                if needle in text and len(text) < 200}
+
+    assert label(page.labels, "void clear()") == {1}
+    assert label(relabelled.labels, "void clear()") == {0}
+    assert label(page.labels, "Reading tip") == {0}
+    assert label(relabelled.labels, "Reading tip") == {1}
+    undecided = gold == NO_LABEL
+    assert (relabelled.labels[undecided] == page.labels[undecided]).all()
+    assert not (relabelled.example & ~page.example).any()
+    assert (relabelled.labels[relabelled.example] >= 0).all()
+
+
+def test_a_main_xpaths_table_reads_sites_and_xpaths_and_skips_the_rest(tmp_path):
+    table = tmp_path / "main.tsv"
+    table.write_text("site\tmain_content_xpath\tcoverage\n# a comment\n\n"
+                     "docs/a\t//div[@role='main']\t1.0\ndocs/b\t-\t0\n"
+                     "docs/c\tid('content')\n", encoding="utf-8")
+    assert read_main_xpaths(table) == {"docs/a": "//div[@role='main']", "docs/c": "id('content')"}
+    table.write_text("docs/a\t//div[@role='main']\ndocs/b\n", encoding="utf-8")
+    with pytest.raises(ValueError, match=r"main\.tsv:2: not a site and an XPath"):
+        read_main_xpaths(table)
+
+
+@pytest.mark.parametrize(("text", "message"), [
+    ("docs/a\tcount(//div)\n", r"main\.tsv:1: not a site and an XPath that selects elements"),
+    ("docs/a\t//x:div\n", r"main\.tsv:1: not a site and an XPath"),
+    ("\t//main\n", r"main\.tsv:1: not a site and an XPath"),
+    ("docs/a\t//main\ndocs/a\t//article\n", r"main\.tsv:2: docs/a is given twice"),
+])
+def test_a_main_xpaths_table_names_the_line_it_cannot_use(tmp_path, text, message):
+    table = tmp_path / "main.tsv"
+    table.write_text(text, encoding="utf-8")
+    with pytest.raises(ValueError, match=message):
+        read_main_xpaths(table)
+
+
+def test_a_main_xpaths_table_may_open_with_a_bom_and_must_be_utf8(tmp_path):
+    table = tmp_path / "main.tsv"
+    table.write_bytes("docs/é\t//main\r\n".encode("utf-8-sig"))
+    assert read_main_xpaths(table) == {"docs/é": "//main"}
+    table.write_bytes("docs/é\t//main\n".encode("latin-1"))
+    with pytest.raises(ValueError, match=r"main\.tsv: not UTF-8 text"):
+        read_main_xpaths(table)
+    with pytest.raises(ValueError, match=r"missing\.tsv: cannot read"):
+        read_main_xpaths(tmp_path / "missing.tsv")
+
+
+def test_a_page_whose_xpath_selects_no_words_keeps_its_site_labels():
+    pages = list(training_pages(article_site(12, extra="<div id='empty'> </div>"),
+                                min_pages=5))
+    for xpath in ("//div[@id='empty']", "//div[@id='nowhere']"):
+        kept = list(with_main_xpaths(pages, {pages[0].site: xpath}))
+        assert all(new is old for new, old in zip(kept, pages, strict=True))
+    moved = list(with_main_xpaths(pages, {pages[0].site: "//div[@id='main']"}))
+    assert all(new is not old for new, old in zip(moved, pages, strict=True))
+
+
+def test_main_content_mode_mixes_the_template_model_of_repetition_alone():
+    from denoise.detector import TemplateDetector
+    from denoise.main_content import MainContentExtractor
+
+    mixed = MainContentExtractor.load(listing_step=False).detector.model.header_["training"]
+    shipped = TemplateDetector.load().model.header_["training"]
+    assert "main_xpaths" not in mixed
+    assert len(shipped["main_xpaths"]) == 17
