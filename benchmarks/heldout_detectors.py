@@ -3,9 +3,11 @@
 Run: python benchmarks/heldout_detectors.py BENCH/pages --out BENCH/detectors [--folds 3]
 
 The shipped template and main-content models were trained on the dev sites, which
-the near-duplicate benchmark's pages come from (the template model from their
-site-level labels, with the training docs sites'; the main-content model from their
-gold, with the other gold sources'). Measuring PAGELEVEL with
+the near-duplicate benchmark's pages come from (the template models from their
+site-level labels, with the training docs sites', and the shipped detector also from
+the documentation sites' main regions; the main-content model from their gold, with
+the other gold sources'). The per-fold template models here are trained on site-level
+labels alone, as ``template-repetition.npz`` is: what main mode mixes. Measuring PAGELEVEL with
 them would test sites they learned. This script splits the site families of the
 folders under PAGES into folds and, per fold, trains both models on every other
 family (``denoise train --exclude-site``, ``python -m corpora.train_main_content

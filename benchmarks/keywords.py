@@ -2,7 +2,8 @@
 three established extractors on the same test pages in the same run.
 
 Run: python benchmarks/keywords.py BENCH [--detector BENCH/detector.npz] [--recall 0.5]
-                                         [--main-content MODEL.npz [--main-listing L.npz]]
+                                         [--main-content MODEL.npz [--main-listing L.npz]
+                                          [--main-template T.npz]]
                                          [--markdown benchmarks/out/keywords.md]
 
 BENCH is a folder made by ``python -m corpora.keyword_bench BENCH`` (``train/`` and
@@ -31,7 +32,9 @@ for phrases) on the page-level detector's text (DN) and on the main-content text
 (DN-main: ``--main-content`` must be a model that never saw the test site, e.g. one
 trained by ``corpora.train_main_content`` without sites-dev-news, read at the shipped
 model's parameters as ``benchmarks/main_content.py --heldout`` reads it (the template
-model mixed in is the benchmark's detector, which never saw the test site); with
+model mixed in is ``--main-template``, else the benchmark's detector: give one trained
+as ``template-repetition.npz`` is, on site-level labels alone, without the test site,
+as main-content mode mixes that model); with
 ``--main-listing``, step 8's listing model trained without the same source, else no
 step 8: the shipped listing model saw the news sites), beside the paper's
 ranker alone and the list without phrase slots; the share of phrases of two or more
@@ -314,10 +317,9 @@ def main() -> None:
                         "the main-content model's source (corpora.train_listing --heldout; "
                         "default: no step 8)")
     parser.add_argument("--main-template", type=Path, default=None,
-                        help="the template model the DN-main rows mix, as main-content mode "
-                        "mixes its own (default: --detector): one trained on site-level "
-                        "labels alone (denoise/models/template-repetition.npz's command) "
-                        "without the test site")
+                        help="the template model the DN-main rows mix (default: --detector); "
+                        "to match main-content mode, one trained as "
+                        "denoise/models/template-repetition.npz is, without the test site")
     parser.add_argument("--markdown", type=Path, default=None)
     args = parser.parse_args()
     if args.main_listing is not None and args.main_content is None:

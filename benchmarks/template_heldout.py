@@ -199,10 +199,10 @@ def main() -> None:
           f"{len({site_family(p.site) for p in pages})} families, {len(gold)} with region "
           f"truth ({time.time() - started:.0f} s)", flush=True)
     xpaths = docs_main_xpaths() if args.labels == "region" else {}
-    taught = {page.page.id: new for page, new in zip(
+    taught = {(page.site, page.page.id): new for page, new in zip(
         pages, with_main_xpaths(pages, xpaths), strict=True)}
     report = cross_validate(pages, lambda train: TemplateDetector(
-        TemplateModel().fit([taught[page.page.id] for page in train]),
+        TemplateModel().fit([taught[page.site, page.page.id] for page in train]),
         smoothing=DEFAULT_SMOOTHING), args.folds)
     print(f"cross-validated ({time.time() - started:.0f} s)", flush=True)
     families = FamilyCurves.of(report.smoothed, report.labels, report.sites)

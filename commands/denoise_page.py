@@ -92,9 +92,10 @@ class Format(StrEnum):
 
 
 ModelOption = Annotated[Path | None, typer.Option(
-    "--model", "-m", help="A model from 'denoise train' (default: the model shipped with "
-    "the package, trained on 45 documentation, news and shop sites; the main-content "
-    "formats mix their own, trained on those sites' repetition alone).", show_default=False,
+    "--model", "-m", help="A model from 'denoise train' (default: the template model shipped "
+    "with the package, trained on 45 documentation, news and shop sites; apply's "
+    "main-content formats mix the one given, or by default their own, trained on those "
+    "sites' repetition alone).", show_default=False,
 )]
 RecallOption = Annotated[float | None, typer.Option(
     callback=fraction, help="Cut where the model expects to find this share of the template "
@@ -216,15 +217,14 @@ def train_command(
         pages = list(training_pages(read, theta=theta,
                                     min_pages=min_pages, on_error=on_error,
                                     on_page=lambda _: progress.advance(task)))
-    relabelled: dict[str, str] = {}
+    used_xpaths: dict[str, str] = {}
     if xpaths:
         by_region = list(with_main_xpaths(pages, xpaths))
-        counted = sum(new is not old for old, new in zip(pages, by_region, strict=True))
-        relabelled = {new.site: xpaths[new.site]
-                      for old, new in zip(pages, by_region, strict=True) if new is not old}
-        say(err, f"{counted} pages of {len(relabelled)} site(s) labelled by their main "
+        moved = [new for old, new in zip(pages, by_region, strict=True) if new is not old]
+        used_xpaths = {page.site: xpaths[page.site] for page in moved}
+        say(err, f"{len(moved)} pages of {len(used_xpaths)} site(s) labelled by their main "
              "content")
-        unmatched = sorted(set(xpaths) - relabelled.keys())
+        unmatched = sorted(set(xpaths) - used_xpaths.keys())
         if unmatched:
             say(err, f"warning: no page's main content found for {len(unmatched)} site(s) "
                  f"of {main_xpaths}: {', '.join(unmatched[:5])}"
@@ -258,7 +258,7 @@ def train_command(
                 precision=precision, theta=theta,
                 quantile=None if pooled_curve else site_quantile,
                 excluded_families={site_family(host) for host in exclude_site or ()},
-                main_xpaths=relabelled, calibration=calibration,
+                main_xpaths=used_xpaths, calibration=calibration,
                 on_fold=lambda _: progress.advance(task))
         _print_cross_site(trained.report, c is not None, sys.stdout)
         if trained.families is not None:

@@ -106,7 +106,7 @@ PhrasesOption = Annotated[float, typer.Option(
     "annotators' keywords).")]
 DenoiseOption = Annotated[bool, typer.Option(
     "--denoise/--no-denoise", help="Remove the page's template blocks first (the shipped "
-    "template detector, or --detector).")]
+    "template model of repetition alone, or --detector).")]
 _RECALL_HELP = ("The detector's operating point: the share of an unseen site's template "
                 "blocks it should find (default: {}).")
 RecallOption = Annotated[float | None, typer.Option(
@@ -120,8 +120,9 @@ FixedRecallOption = Annotated[float | None, typer.Option(
     callback=fraction, help=_RECALL_HELP.format(f"{DEFAULT_RECALL}, Kołcz & Yih's"),
     show_default=False)]
 DetectorOption = Annotated[Path | None, typer.Option(
-    help="Template model from 'denoise train' (default: the shipped model of repetition "
-    "alone, which de-noises for keywords better than the shipped detector).",
+    help="Template model from 'denoise train' (default: the shipped template-repetition.npz, "
+    "trained on site-level labels alone, which de-noises for keywords better than "
+    "denoise's default.npz).",
     show_default=False)]
 RankerOption = Annotated[Path | None, typer.Option(
     "--model", "-m", help="Keyword ranker from 'kwx train' (default: the shipped one).",
@@ -309,7 +310,8 @@ def _base_detector(err: Console, denoise: bool, detector: Path | None,
 
 def _load_detector(err: Console, detector: Path | None) -> TemplateDetector:
     try:
-        return TemplateDetector.load(detector or repetition_model_path())
+        return TemplateDetector.load(
+            detector if detector is not None else repetition_model_path())
     except DenoiseError as error:
         raise fail(err, error) from None
 

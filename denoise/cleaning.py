@@ -7,7 +7,8 @@ the kept text, ``mining`` shingles or classifies it, ``denoise apply`` writes it
 - ``none`` (FULLTEXT): nothing; the page's visible body text.
 - ``site`` (SITELEVEL): what the site-level fingerprint method calls template, fitted on
   the other pages of the site (:func:`clean_pages`; a page alone on its site keeps all
-  its text). The method is the one whose labels train the page-level model
+  its text). The method is the one whose labels train the page-level model, beside
+  the main regions of the documentation sites where they are known
   (:func:`denoise.training.site_labeller`).
 - ``page`` (PAGELEVEL): what the page-level detector calls template at its operating
   point, page by page: by default the shipped detector cut at :data:`PAGE_RECALL`. A
@@ -41,7 +42,7 @@ import numpy as np
 
 from denoise.arguments import expect_page, expect_pages
 from denoise.blocks import DomIndex, PageBlocks, index_dom, segment_dom
-from denoise.detector import PageScores, TemplateDetector, block_lines
+from denoise.detector import PageScores, TemplateDetector, block_lines, repetition_model_path
 from denoise.errors import PageError
 from denoise.features import SCHEME, markup_stats, page_features
 from denoise.head import head_texts
@@ -52,7 +53,7 @@ from denoise.main_content import (
     listing_model_path,
     main_content_model_path,
 )
-from denoise.model import default_model_path, repetition_model_path
+from denoise.model import default_model_path
 from denoise.page import Page
 from denoise.site import METHODS, SiteStore
 from denoise.site.base import SiteMethod

@@ -17,6 +17,7 @@ import math
 import os
 from dataclasses import dataclass, replace
 from functools import cached_property
+from pathlib import Path
 from typing import Self
 
 import numpy as np
@@ -25,8 +26,8 @@ from denoise.arguments import expect_page
 from denoise.blocks import PageBlocks
 from denoise.features import PageFeatures, extract
 from denoise.model import ModelError, TemplateModel, default_model_path
-from denoise.model import repetition_model_path as repetition_model_path  # kwx's default
 from denoise.page import Page
+from denoise.shipped import shipped
 from denoise.smooth import smooth_page
 from denoise.validation import Curve
 
@@ -55,6 +56,18 @@ FALLBACK_MARGIN = 0.1
 #: text inside the page's regions) has removed "nearly everything" and falls back; see
 #: :meth:`PageScores.or_fallback` for the measurements behind it.
 FALLBACK_SHARE = 0.01
+
+
+def repetition_model_path() -> Path:
+    """The shipped template model of repetition alone (site-level labels; the shipped
+    detector until 2026-11-30), which main-content mode mixes with its content model and
+    ``kwx`` removes templates with. The shipped detector (``default.npz``) also learns
+    where the main content of documentation sites lies, which makes it the better
+    template detector and the worse helper: mixed into main content it lowered every
+    held-out set (mean F1 90.89 -> 90.4), as it agrees more with the content model,
+    trained on those regions too; and it lowered the keyword benchmark's de-noising gain
+    on MSN (+13.8% -> +8.7% over ORD; ``benchmarks/RESULTS.md``, issue 33)."""
+    return shipped("template-repetition.npz")
 
 
 def add_site_evidence(raw: np.ndarray, site_template: np.ndarray) -> np.ndarray:

@@ -299,7 +299,13 @@ import numpy as np
 
 from denoise.arguments import expect_page, expect_text
 from denoise.blocks import DomShape, PageBlocks, tags_among
-from denoise.detector import FALLBACK_MARGIN, PageScores, TemplateDetector, block_lines
+from denoise.detector import (
+    FALLBACK_MARGIN,
+    PageScores,
+    TemplateDetector,
+    block_lines,
+    repetition_model_path,
+)
 from denoise.features import (
     ASIDE_BIT,
     CAPTION_BIT,
@@ -312,7 +318,7 @@ from denoise.features import (
     extract,
 )
 from denoise.listing import LISTING_FEATURES, ListingModel
-from denoise.model import ModelError, TemplateModel, repetition_model_path
+from denoise.model import ModelError, TemplateModel
 from denoise.page import Page, site_of
 from denoise.shipped import shipped
 from denoise.structure import Node, kept_tree, structure_of, to_markdown, to_xml
@@ -504,7 +510,7 @@ class MainContentExtractor:
              ) -> MainContentExtractor:
         """The shipped (or given) models, with the parameters stored with the content model;
         ``listing_step=False``: without step 8 (no listing model read). The template
-        model mixed in is :func:`~denoise.model.repetition_model_path`'s unless
+        model mixed in is :func:`~denoise.detector.repetition_model_path`'s unless
         ``template`` is given."""
         if listing is not None and not listing_step:
             raise ValueError("a listing model was given with listing_step=False")

@@ -398,14 +398,3 @@ def default_model_path() -> Path:
     """The template model shipped with the package: what ``denoise apply``, ``show`` and
     mode ``page`` call template (trained on where the main content lies, where known)."""
     return shipped("default.npz")
-
-
-def repetition_model_path() -> Path:
-    """The template model of repetition alone (site-level labels, as shipped before
-    2026-11-30), which main-content mode mixes with its content model and ``kwx`` removes
-    templates with. The shipped detector learns the main region of the documentation
-    sites where it is known, which makes it the better template detector and the worse
-    helper: mixed into main content it cost 0.5 F1 on every held-out set, it agrees more
-    with the content model, itself trained on those regions; and it lowered the
-    keyword benchmark's de-noising gain (``benchmarks/RESULTS.md``, issue 33)."""
-    return shipped("template-repetition.npz")

@@ -237,10 +237,10 @@ def with_main_text(page: TrainingPage, main_text: str, *, content: float = 0.8,
 def read_main_xpaths(path: str | os.PathLike[str]) -> dict[str, str]:
     """Site -> XPath of its main content, from a tab-separated file of a site and an
     XPath a line (more columns are ignored; so are blank lines, ``#`` comments, a first
-    line whose first column is ``site``, and ``-`` for a site with no single XPath, as in
-    ``sites-dev-docs-main-xpath.tsv``). Raises ``ValueError`` naming the file (and line)
-    of a file that is not UTF-8 text, a line without a site and an XPath that selects
-    elements, or a site given twice."""
+    line (after those) whose first column is ``site``, and ``-`` for a site with no
+    single XPath, as in ``sites-dev-docs-main-xpath.tsv``). Raises ``ValueError`` naming
+    the file (and line) of a file that is not UTF-8 text, a line without a site and an
+    XPath that selects elements, or a site given twice."""
     name = os.fspath(path)
     probe = etree.fromstring("<html><body/></html>")
     found: dict[str, str] = {}
@@ -251,11 +251,14 @@ def read_main_xpaths(path: str | os.PathLike[str]) -> dict[str, str]:
         raise ValueError(f"{name}: not UTF-8 text") from None
     except OSError as error:
         raise ValueError(f"{name}: cannot read ({error.strerror})") from None
+    first = True
     for number, line in enumerate(lines, 1):
+        if not line.strip() or line.startswith("#"):
+            continue
         site, _, rest = (part.strip() for part in line.partition("\t"))
         xpath = rest.split("\t", 1)[0].strip()
-        if not line.strip() or line.startswith("#") or xpath == "-" or (
-                number == 1 and site.lower() == "site"):
+        header, first = first and site.lower() == "site", False
+        if header or xpath == "-":
             continue
         try:
             selected = etree.XPath(xpath)(probe) if site else None

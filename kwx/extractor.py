@@ -2,8 +2,9 @@
 
 The defaults ship with the toolkit (``denoise/models``): a ranker trained by
 ``kwx train --denoise`` on the cross-domain benchmark's training pages, a
-document-frequency table and a query-log table. The template detector is the
-shipped default of :mod:`denoise`, cut at the recall the ranker was trained with
+document-frequency table and a query-log table. The template detector is the shipped
+model of repetition alone (:func:`denoise.detector.repetition_model_path`: for keywords
+it de-noises better than ``denoise``'s default), cut at the recall the ranker was trained with
 (stored in its file: chosen by cross-validation on its training pages, see
 :func:`kwx.evaluation.choose_recall`), or at the recall the caller asks for.
 """
@@ -204,7 +205,8 @@ class KeywordExtractor:
                                            querylog or shipped(DEFAULT_QUERYLOG))
         template = None
         if denoise:
-            template = TemplateDetector.load(detector or repetition_model_path())
+            template = TemplateDetector.load(
+                detector if detector is not None else repetition_model_path())
             template = template.at_recall(recall)
         return cls(model, statistics=statistics, detector=template, phrases=phrases,
                    language=language)

@@ -490,6 +490,8 @@ def test_a_main_xpaths_table_reads_sites_and_xpaths_and_skips_the_rest(tmp_path)
                      "docs/a\t//div[@role='main']\t1.0\ndocs/b\t-\t0\n"
                      "docs/c\tid('content')\n", encoding="utf-8")
     assert read_main_xpaths(table) == {"docs/a": "//div[@role='main']", "docs/c": "id('content')"}
+    table.write_text("# made by hand\nsite\txpath\ndocs/a\t//main\n", encoding="utf-8")
+    assert read_main_xpaths(table) == {"docs/a": "//main"}
     table.write_text("docs/a\t//div[@role='main']\ndocs/b\n", encoding="utf-8")
     with pytest.raises(ValueError, match=r"main\.tsv:2: not a site and an XPath"):
         read_main_xpaths(table)
