@@ -65,8 +65,9 @@ def repetition_model_path() -> Path:
     where the main content of documentation sites lies, which makes it the better
     template detector and the worse helper: mixed into main content it lowered every
     held-out set (mean F1 90.89 -> 90.4), as it agrees more with the content model,
-    trained on those regions too; and it lowered the keyword benchmark's de-noising gain
-    on MSN (+13.8% -> +8.7% over ORD; ``benchmarks/RESULTS.md``, issue 33)."""
+    trained on those regions too; and it lowered the keyword benchmark's Top-10 score with
+    templates removed on both test sites (MSN 45.95 -> 43.87, BBC 44.05 -> 39.91;
+    ``benchmarks/RESULTS.md``, issue 33)."""
     return shipped("template-repetition.npz")
 
 

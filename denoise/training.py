@@ -226,8 +226,9 @@ def with_main_text(page: TrainingPage, main_text: str, *, content: float = 0.8,
     page's main content (template by repetition), and a page's own breadcrumbs and
     "Next / Up" bars are content by repetition: on the 17 dev documentation sites with a
     main-content XPath, 45% of the site labeller's template examples have 80% of their
-    text in the main content. A detector trained on those labels cuts such members out of unseen API
-    references (``benchmarks/template_heldout.py``'s region truth)."""
+    text in the main content. A detector trained on repetition alone cuts such members
+    out of API references it never saw (``benchmarks/template_heldout.py``'s region
+    truth)."""
     gold = gold_labels(page.features, main_text, content=content, boilerplate=boilerplate)
     labels = np.where(gold != NO_LABEL, gold, page.labels).astype(np.int8)
     return TrainingPage(site=page.site, features=page.features, labels=labels,
