@@ -1,14 +1,13 @@
 """The dev sites: ``sites-dev-docs`` (27 documentation sites) and ``sites-dev-news``.
 
 Gold main content: for news sites, a human-extracted text beside each page
-(``<site>/_gold/<stem>.txt``); for 18 docs sites, one XPath that selects the main
+(``<site>/_gold/<stem>.txt``); for 17 docs sites, one XPath that selects the main
 content (``sites-dev-docs-main-xpath.tsv``). Pages are read with the toolkit's
 own reader, one folder a site.
 """
 
 from __future__ import annotations
 
-import csv
 import re
 import tarfile
 from collections.abc import Iterator
@@ -19,17 +18,16 @@ from corpora.locate import corpus_path
 from denoise.evaluate import xpath_main_text
 from denoise.page import Page
 from denoise.reader import Skipped, read_pages
+from denoise.training import read_main_xpaths
 
 SITE_ARCHIVES = ("sites-dev-docs.tar.xz", "sites-dev-news.tar.xz")
 DOCS_XPATHS = "sites-dev-docs-main-xpath.tsv"
 
 
 def docs_main_xpaths() -> dict[str, str]:
-    """Site folder -> XPath of its main content, for the docs sites that have one."""
-    with corpus_path(DOCS_XPATHS).open(encoding="utf-8") as stream:
-        rows = csv.DictReader(stream, delimiter="\t")
-        return {row["site"]: row["main_content_xpath"] for row in rows
-                if row["main_content_xpath"] != "-"}
+    """Site folder -> XPath of its main content, for the docs sites that have one (read as
+    ``denoise train --main-xpaths`` reads the file)."""
+    return read_main_xpaths(corpus_path(DOCS_XPATHS))
 
 
 #: The dev news sites' pages with gold, as a set of main-content pages.
