@@ -91,7 +91,7 @@ CUES = ("navigation", "footer", "header", "sidebar", "promotion", "comments", "c
 #: The cue bits past :data:`CUES` no model reads (:attr:`PageFeatures.block_cues`), each
 #: for one rule of main-content mode: not feature columns, which would mean retraining
 #: every model for what one rule does. Class / id words of a dialog laid over the page (a
-#: cookie or consent notice, a pop-up, a modal);
+#: cookie or consent notice, a pop-up, a modal, a paywall's offer);
 DIALOG_BIT = len(CUES)
 #: of a caption or a photo credit outside a ``<figcaption>`` ("wp-caption-text",
 #: "image__caption", "photo-credit");
@@ -234,7 +234,7 @@ _CUE_WORDS = (
     (6, "article"), (6, "main"), (6, "post"), (6, "entry"), (6, "story"),
     (6, "text"), (6, "body"), (7, "search"), (7, "login"), (7, "signin"),
     (8, "cookie"), (8, "consent"), (8, "gdpr"), (8, "dsgvo"), (8, "popup"), (8, "modal"),
-    (8, "overlay"), (9, "caption"), (9, "credit"), (10, "related"), (10, "tags"),
+    (8, "overlay"), (8, "paywall"), (9, "caption"), (9, "credit"), (10, "related"), (10, "tags"),
     (11, "comment"),
 )
 

@@ -100,6 +100,34 @@ def test_a_pop_up_notice_is_not_kept_with_a_short_article():
     assert STORY.strip() in text and "browser" not in text
 
 
+PAYWALL = ('<div class="row paywall"><h3>Read on with a subscription</h3><p>Already a '
+           "subscriber? Log in</p><ul><li>Every article on harbour.example.org</li><li>The "
+           "morning newsletter with the day's news from the coast</li><li>Our app for phone "
+           "and tablet, with the paper as it is printed, from five in the morning</li>"
+           "<li>Three months for one pound, then cancel at any time</li></ul>"
+           "<p>Subscribe now</p></div>")
+
+
+def test_a_paywall_s_offer_is_not_kept_in_place_of_the_teaser():
+    # the offer holds under half the page's text: a box laid over the page, not the page
+    teaser = f"<h1>Harbour council backs lighthouse budget</h1><p>{STORY}</p><p>{SECOND}</p>"
+    item = page(f'<div class="story">{teaser}{PAYWALL}</div>')
+    text = main_text(item)
+    assert STORY.strip() in text and "subscription" not in text
+    assert "subscription" in main_text(item, dialogs=False)
+
+
+def test_an_article_named_for_the_paywall_and_the_content_is_kept():
+    # a premium article's text behind the wall, under half the page's text: named for
+    # the content too
+    body = f"<p>{STORY}</p><p>{SECOND}</p><p>{SECOND}{STORY}</p>"
+    item = page('<article class="has-paywall"><h1>Harbour council backs lighthouse budget'
+                f'</h1><div class="entry__content steady-paywall-container">{body}</div>'
+                f"</article><footer>{PRIVACY}</footer>")
+    text = main_text(item)
+    assert STORY.strip() in text and SECOND.strip() in text
+
+
 NEXT_STORY = ('<div class="next-story"><h2>Ferry timetable changes for the summer season</h2>'
               "<p>The ferry operator will add two early crossings on weekdays from June, after "
               "a survey of passengers found that most of them travel to work before eight in "
