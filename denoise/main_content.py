@@ -251,6 +251,17 @@ without its source):
    29 lines were gold) and, for the controls and reading times, on the lines
    trafilatura's set's gold leaves out ("Beitrag teilen", "4 Min Read"); that it ships
    is every set's choice on the other sets.
+   A picture's credit line goes as a label (:data:`CREDIT_HEAD`, :data:`CREDIT_AGENCY`):
+   one that starts so ("Foto:", "Photo by", "©") or ends with a picture agency after a
+   separator ("Kim Kyung-Hoon/Reuters", "via Getty Images"), most outside any element
+   named as a caption or a credit (step 6). Held out: chaos +0.04, trafilatura's set
+   +0.03, CleanEval's final set +0.01, readability's set -0.01 (a breitbart page's
+   credit in its gold), the rest unchanged; 70 pages better, 17 worse by at most 0.03
+   (Dragnet's, CleanEval's and a news site's gold keep some credits, "Photo Credit:
+   Salesforce Foundation"). The words were read on the short lines our output kept on
+   all eight sets: of those they match, 162 lie outside the gold texts and 50 inside
+   (CleanEval's and Dragnet's gold keep credits); 8 are in trafilatura's set's snippets
+   to leave out, none in those to keep.
 11. Related articles, the author's box, comments: a section that a heading or a line
    of its own announces as other articles, as the author's box or as readers' comments
    (:data:`RELATED`: "Related posts", "You may also like", "Mehr zum Thema", "Das
@@ -461,7 +472,7 @@ class MainContentExtractor:
         holding the page's first ``<h1>``, when the text kept outside them holds a
         paragraph, however short (step 9).
     labels : drop the lines that are a label and nothing else: an ad's, a control's, a
-        count or a reading time, or no word at all (step 10).
+        count or a reading time, a picture's credit, or no word at all (step 10).
     related : drop the sections a heading or a line of their own announces as other
         articles, the author's box or readers' comments ("Related posts", "Mehr zum
         Thema", "About the author", "Leave a reply"; step 11).
@@ -795,6 +806,19 @@ LABEL = re.compile(rf"(?:skip )?{_AD_WORD}(?: {_CONTINUES})?|{_CONTINUES}(?: {_A
 #: dialogue's "Close." or a printer's "Print" feature is text).
 CONTROL_WORD = re.compile(r"share|teilen|partager|compartir|condividi|close|schlie(?:ß|ss)en"
                           r"|fermer|cerrar|reply|antworten|print|drucken|imprimer|tweet")
+#: A picture's credit or a copyright line, by its start (case ignored): "Foto: Shanghai
+#: Electric", "Photo by Jane Doe", "Bild von ...", "© dpa | Kay Nietfeld", "(c) privat".
+CREDIT_HEAD = re.compile(
+    r"©|\(c\)|copyright\b|(?:fotos?|bild(?:er|quelle)?|photos?|images?|credits?"
+    r"|photo credits?|picture)\s*:|(?:photograph(?:ed)?|photo|image|featured image|foto"
+    r"|bild) (?:by|von)\b", re.IGNORECASE)
+#: A picture's credit by its end, a picture agency after a separator or alone: "Kim
+#: Kyung-Hoon/Reuters", "DGLimages via Getty Images", "Judy Eddy/WENN.com". Not after
+#: a word: "told Reuters" ends a sentence.
+CREDIT_AGENCY = re.compile(
+    r"(?:/|\||\bvia\b|,|\(|^)\s*(?:getty images|reuters|afp|dpa|ap|istock(?:photo)?"
+    r"|shutterstock|imago(?: images)?|wenn(?:\.com)?|thinkstock|adobe ?stock"
+    r"|picture[- ]alliance|keystone|epa)\W*$", re.IGNORECASE)
 _NOT_WORDS = re.compile(r"\W+")
 #: Blocks whose text names a thing or quotes one, never a label (step 10): inside them
 #: (an item's title in a ``<div>``, a code sample), and table cells holding the label
@@ -806,15 +830,18 @@ _CELLS = frozenset({"td", "th", "caption"})
 
 def _without_labels(blocks: PageBlocks, keep: np.ndarray) -> np.ndarray:
     """``keep`` less its labels (:data:`LABEL`; :data:`CONTROL_WORD` as a link's text;
-    no letter or digit): a lone line (:func:`_lone_lines`) that is the only kept text of
-    its innermost block (a word of a sentence is one piece of its paragraph's text)."""
+    a credit, :data:`CREDIT_HEAD` or :data:`CREDIT_AGENCY`; no letter or digit): a lone
+    line (:func:`_lone_lines`) that is the only kept text of its innermost block (a word
+    of a sentence is one piece of its paragraph's text)."""
     alone = _lone_lines(blocks, keep, whole=False)
     if not len(alone):
         return keep
     out = keep.copy()
     for i, link in zip(alone.tolist(), blocks.chunk_in_link[alone].tolist(), strict=True):
-        label = _words(blocks.text[blocks.chunk_starts[i]:blocks.chunk_ends[i]])
-        if not label or LABEL.fullmatch(label) or (link and CONTROL_WORD.fullmatch(label)):
+        line = blocks.text[blocks.chunk_starts[i]:blocks.chunk_ends[i]].strip()
+        label = _words(line)
+        if (not label or LABEL.fullmatch(label) or (link and CONTROL_WORD.fullmatch(label))
+                or CREDIT_HEAD.match(line) or CREDIT_AGENCY.search(line)):
             out[i] = False
     return out if out.any() else keep
 

@@ -386,7 +386,10 @@ def test_a_thread_of_posts_named_comments_keeps_them():
                                    "Story continues below advertisement", "Anzeige",
                                    "Share this article", "Beitrag teilen", "Copy link",
                                    "4 min read", "Back to top", "12 comments",
-                                   '<a href="/reply?to=3">Reply</a>', "|", "\u200d"])
+                                   '<a href="/reply?to=3">Reply</a>', "|", "\u200d",
+                                   "Foto: Hafenverwaltung", "Photo by Ann Smith",
+                                   "© dpa | Ann Smith", "Ann Smith/Getty Images",
+                                   "JIM WATSON/AFP via Getty Images"])
 def test_a_label_is_not_the_article(label):
     # the slot a template leaves for an ad it loads later, a share bar's button, a
     # reading time: between two paragraphs
@@ -397,6 +400,16 @@ def test_a_label_is_not_the_article(label):
     shown = label.split(">")[1].split("<")[0] if "<" in label else label
     assert STORY.strip() in text and SECOND.strip() in text and shown not in text
     assert shown in main_text(page(body, "ad.html"), labels=False).split("\n")
+
+
+def test_an_agency_that_ends_a_sentence_or_names_a_heading_is_no_credit():
+    # a credit's words after no separator: a line of the article's text
+    lines = ("Sources told Reuters", "Images of the old harbour", "Photographs from 1920")
+    body = (f'<article><h1>Harbour council backs lighthouse budget</h1><p>{STORY}</p>'
+            + "".join(f"<div><div>{line}</div></div>" for line in lines)
+            + f"<h2>Getty Images</h2><p>{SECOND}</p></article>")
+    text = main_text(page(body, "credit.html")).split("\n")
+    assert all(line in text for line in lines) and "Getty Images" in text
 
 
 def test_an_ad_word_in_a_sentence_a_list_a_table_or_a_heading_stays():
