@@ -472,6 +472,18 @@ def test_the_article_going_on_after_a_box_of_related_articles_stays():
     assert text.count(SECOND.strip()) == 2
 
 
+def test_an_author_s_box_goes_with_its_bio():
+    # the head opens its own box: the bio's long paragraph does not mean the article goes on
+    bio = ("<p>Ann Smith has reported on the harbour, the ferries and the lifeboat station "
+           "for the paper since 2009, and writes its weekly column on the fishing fleet.</p>")
+    body = (f'<article><h1>Harbour council backs lighthouse budget</h1><p>{STORY}</p>'
+            f'<p>{SECOND}</p><p>{STORY}</p><div class="box"><h3>About the author</h3>{bio}'
+            "</div></article>")
+    text = main_text(page(body, "bio.html"))
+    assert STORY.strip() in text and SECOND.strip() in text and "Ann Smith" not in text
+    assert "Ann Smith" in main_text(page(body, "bio.html"), related=False)
+
+
 def test_the_sections_of_a_listing_are_its_items():
     # no article before "Trending", one long blurb a card: its teasers are the page's
     # items, as "Top stories" are
