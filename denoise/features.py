@@ -91,7 +91,7 @@ CUES = ("navigation", "footer", "header", "sidebar", "promotion", "comments", "c
 #: The cue bits past :data:`CUES` no model reads (:attr:`PageFeatures.block_cues`), each
 #: for one rule of main-content mode: not feature columns, which would mean retraining
 #: every model for what one rule does. Class / id words of a dialog laid over the page (a
-#: cookie or consent notice, a pop-up, a modal, a paywall's offer);
+#: cookie or consent notice, a pop-up, a modal);
 DIALOG_BIT = len(CUES)
 #: of a caption or a photo credit outside a ``<figcaption>`` ("wp-caption-text",
 #: "image__caption", "photo-credit");
@@ -111,6 +111,10 @@ FIELD_BIT = COMMENT_BIT + 1
 #: (a login, a sign-up, a contact form; an ASP.NET page's form wraps its article, and its
 #: search and login boxes).
 FILL_IN_BIT = FIELD_BIT + 1
+#: A class / id word again: a paywall ("row paywall", "paywall-template-container": its
+#: offer; Google's markup names the locked article text so too), which main-content mode
+#: drops with its dialogs unless it holds the article's paragraphs.
+PAYWALL_BIT = FILL_IN_BIT + 1
 #: The ``type`` values of an ``<input>`` one types into ("" and none: text). Not hidden,
 #: checkbox, radio, number or search inputs: a shop's quick-buy form, a listing's
 #: filters, a quantity, a search box (one text box alone is one field, under
@@ -234,8 +238,8 @@ _CUE_WORDS = (
     (6, "article"), (6, "main"), (6, "post"), (6, "entry"), (6, "story"),
     (6, "text"), (6, "body"), (7, "search"), (7, "login"), (7, "signin"),
     (8, "cookie"), (8, "consent"), (8, "gdpr"), (8, "dsgvo"), (8, "popup"), (8, "modal"),
-    (8, "overlay"), (8, "paywall"), (9, "caption"), (9, "credit"), (10, "related"), (10, "tags"),
-    (11, "comment"),
+    (8, "overlay"), (9, "caption"), (9, "credit"), (10, "related"), (10, "tags"),
+    (14, "paywall"), (11, "comment"),
 )
 
 

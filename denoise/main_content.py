@@ -69,14 +69,15 @@ without its source):
    named "details-overlay", a link named "modallink"). "lightbox" was a dialog word until
    it named a chaos page's article text ("lightbox-enable"). A paywall's offer ("row
    paywall", "paywall-template-container": "Möchten Sie weiterlesen?", "Ja. Ich bin
-   Abonnent.") is such a dialog, unless its block is named for the content too: that is
-   the article behind the wall ("entry__content steady-paywall-container"), and so is
-   any dialog's block named so (a "modal-content" sits inside its "modal"). Held out:
-   trafilatura's set 91.93 -> 92.03 (a teaser kept in place of its offer, another
-   offer's three lines gone; the word was read on that set's pages), WCXB +0.01
-   (services +0.08, products -0.03: the content guard; 3 pages better, 3 worse by under
-   0.05), the other sets unchanged. Without the guard, an article named
-   "steady-paywall-container" lost its text. A form to write in, a
+   Abonnent.") goes with them: a block named "paywall"
+   (:data:`~denoise.features.PAYWALL_BIT`) holding under two ``<p>`` of
+   :data:`RELATED_PROSE` characters outside links. One holding them is the article
+   behind the wall ("entry__content steady-paywall-container"; Google's markup for
+   paywalled articles names their locked text "paywall"). Held out: trafilatura's set
+   91.93 -> 92.05 (a teaser kept in place of its offer, two offers' four lines gone; the
+   word was read on that set's pages), the other sets unchanged. A guard by the
+   content's name instead ("paywall" and "content" in one block) gave 92.03, but it
+   brought back dialogs named "cookie-text" or "popup-content". A form to write in, a
    ``<form>`` holding a ``<textarea>`` (a comment form, a contact form), goes with
    them: its labels ("Name (required)", "Leave a reply") are no text of the page. Held
    out: Dragnet +0.19, CleanEval's final set +0.1, chaos +0.02, trafilatura's set
@@ -256,7 +257,7 @@ without its source):
    separator ("Kim Kyung-Hoon/Reuters", "via Getty Images"), most outside any element
    named as a caption or a credit (step 6). Held out: chaos +0.04, trafilatura's set
    +0.03, CleanEval's final set +0.01, readability's set -0.01 (a breitbart page's
-   credit in its gold), the rest unchanged; 70 pages better, 17 worse by at most 0.03
+   credit in its gold), the rest unchanged; 67 pages better, 14 worse by at most 0.03
    (Dragnet's, CleanEval's and a news site's gold keep some credits, "Photo Credit:
    Salesforce Foundation"). The words were read on the short lines our output kept on
    all eight sets: of those they match, 162 lie outside the gold texts and 50 inside
@@ -274,11 +275,13 @@ without its source):
    Three guards:
    - The section ends before the parent's next ``<p>`` holding :data:`RELATED_PROSE`
      characters outside links: the article goes on after a "related" box placed
-     between its paragraphs. Unless the head opens its parent block (nothing of the
-     parent kept before it): then the box is the head's own and its paragraph is the
-     box's, an author's bio beside "About the author". Held out: Dragnet +0.02, chaos
-     +0.01, CleanEval's final set -0.01 (its gold keeps a bio), the rest unchanged; 6
-     pages better, 1 worse.
+     between its paragraphs. Unless the head is the author's box's (:data:`AUTHOR`) and
+     opens its parent block (nothing of the parent kept before it): then its paragraph
+     is the box's bio beside "About the author". Held out: Dragnet +0.02, chaos +0.01,
+     CleanEval's final set -0.01 (its gold keeps a bio), the rest unchanged; 5 pages
+     better, 1 worse. Any head opening its parent measured alike (one page more), but
+     would drop an article's paragraphs after a "Related articles" list that opens the
+     article's second part.
    - An article must be kept before the head: two ``<p>`` of as much prose in one
      block. On a listing, "Trending" after "Top stories" heads more of the page's
      items, which have one blurb a card.
@@ -338,6 +341,7 @@ from denoise.features import (
     DIALOG_BIT,
     FEATURE_NAMES,
     FILL_IN_BIT,
+    PAYWALL_BIT,
     PageFeatures,
     extract,
 )
@@ -811,18 +815,21 @@ LABEL = re.compile(rf"(?:skip )?{_AD_WORD}(?: {_CONTINUES})?|{_CONTINUES}(?: {_A
 CONTROL_WORD = re.compile(r"share|teilen|partager|compartir|condividi|close|schlie(?:ß|ss)en"
                           r"|fermer|cerrar|reply|antworten|print|drucken|imprimer|tweet")
 #: A picture's credit or a copyright line, by its start (case ignored): "Foto: Shanghai
-#: Electric", "Photo by Jane Doe", "Bild von ...", "© dpa | Kay Nietfeld", "(c) privat".
+#: Electric", "Photo by Jane Doe", "Bild von ...", "© dpa | Kay Nietfeld", "AP Photo/...".
+#: Not "(c)" or "Copyright" without a year or "by" (an enumeration's third item, a
+#: pseudo-heading "Copyright law"), nor a colon before a number ("Credits: 3").
 CREDIT_HEAD = re.compile(
-    r"©|\(c\)|copyright\b|(?:fotos?|bild(?:er|quelle)?|photos?|images?|credits?"
-    r"|photo credits?|picture)\s*:|(?:photograph(?:ed)?|photo|image|featured image|foto"
-    r"|bild) (?:by|von)\b", re.IGNORECASE)
+    r"©|\(c\)\s*\d{4}|copyright\s*(?:©|\(c\)|\d{4}|by\b)|(?:fotos?|bild(?:er|quelle)?"
+    r"|photos?|images?|credits?|photo credits?|picture)\s*:(?!\s*\d)|(?:photograph(?:ed)?"
+    r"|photo|image|featured image|foto|bild) (?:by|von)\b|ap photo\b", re.IGNORECASE)
 #: A picture's credit by its end, a picture agency after a separator or alone: "Kim
-#: Kyung-Hoon/Reuters", "DGLimages via Getty Images", "Judy Eddy/WENN.com". Not after
-#: a word: "told Reuters" ends a sentence.
+#: Kyung-Hoon/Reuters", "DGLimages via Getty Images", "Judy Eddy/WENN.com", ".../AP".
+#: Not after a word ("told Reuters" ends a sentence); "AP" only after a slash ("Biology
+#: (AP)" is a course).
 CREDIT_AGENCY = re.compile(
-    r"(?:/|\||\bvia\b|,|\(|^)\s*(?:getty images|reuters|afp|dpa|ap|istock(?:photo)?"
-    r"|shutterstock|imago(?: images)?|wenn(?:\.com)?|thinkstock|adobe ?stock"
-    r"|picture[- ]alliance|keystone|epa)\W*$", re.IGNORECASE)
+    r"(?:^|/|\||\bvia\b|,|\()\s*(?:getty images|reuters|afp|dpa|istock(?:photo)?"
+    r"|shutterstock|imago(?: images)?|wenn\.com|thinkstock|adobe ?stock"
+    r"|picture[- ]alliance)\W*$|/\s*ap\W*$", re.IGNORECASE)
 _NOT_WORDS = re.compile(r"\W+")
 #: Blocks whose text names a thing or quotes one, never a label (step 10): inside them
 #: (an item's title in a ``<div>``, a code sample), and table cells holding the label
@@ -929,6 +936,8 @@ _COMMENTS = (r"\d+(?: \d{3})* (?:comments?|kommentare?|commentaires?|comentarios
              r"|deja una respuesta|dodaj komentarz")
 #: A section's head in step 11: other articles, the author's box, or readers' comments.
 RELATED = re.compile(f"{_RELATED}|{_AUTHOR}|{_COMMENTS}")
+#: The author's box's head alone: its paragraph is the box's bio, not the article going on.
+AUTHOR = re.compile(_AUTHOR)
 #: A line's rank as a section's head: below every heading's (``<h6>`` is 6).
 _LINE_RANK = 7
 #: The kept text outside links of a ``<p>`` of the article (step 11): one after a
@@ -949,9 +958,8 @@ def _related_heads(blocks: PageBlocks, keep: np.ndarray) -> dict[int, int]:
     kept = np.concatenate(([0], np.cumsum(keep)))
     for head, (start, end) in zip(headings.tolist(), blocks.spans[headings].tolist(),
                                   strict=True):
-        if kept[end] > kept[start] and RELATED.fullmatch(_words(" ".join(
-                blocks.text[blocks.chunk_starts[i]:blocks.chunk_ends[i]]
-                for i in range(start, end) if keep[i]))):
+        if kept[end] > kept[start] and RELATED.fullmatch(_kept_words(blocks, keep, start,
+                                                                        end)):
             heads[head] = int(blocks.tags[head][1])
     # the block's whole kept text, blocks inside it too: a "Trending" box's own line
     # above its article paragraphs is no head of them
@@ -963,13 +971,19 @@ def _related_heads(blocks: PageBlocks, keep: np.ndarray) -> dict[int, int]:
     return heads
 
 
+def _kept_words(blocks: PageBlocks, keep: np.ndarray, start: int, end: int) -> str:
+    """The kept text of chunks ``start`` to ``end`` as a head is matched (:func:`_words`)."""
+    return _words(" ".join(blocks.text[blocks.chunk_starts[i]:blocks.chunk_ends[i]]
+                           for i in range(start, end) if keep[i]))
+
+
 def _without_related(blocks: PageBlocks, keep: np.ndarray) -> np.ndarray:
     """``keep`` less the sections a heading or a line announces as other articles, the
     author's box or readers' comments (:func:`_related_heads`; module doc, step 11). A
     section runs from its head to the next kept heading or head of its rank or above,
     inside the head's parent block, and ends before the next ``<p>`` of that parent
-    holding :data:`RELATED_PROSE` characters outside links, unless the head opens the
-    parent (an author's box and its bio). It goes when an article
+    holding :data:`RELATED_PROSE` characters outside links, unless the head is an
+    author's box's opening the parent (its bio). It goes when an article
     is kept before the head (:func:`_article_before`), and more text than the section
     holds (a page of related links headed so is the page's content). The section and
     the article are measured in the text the step was given (``keep``), the text before
@@ -1013,8 +1027,10 @@ def _without_related(blocks: PageBlocks, keep: np.ndarray) -> np.ndarray:
                 break
         goes_on = ((paragraph_parents == parent) & (paragraph_spans[:, 0] >= end)
                    & (paragraph_spans[:, 0] < stop) & long)
-        opens = parent >= 0 and kept[start] == kept[int(blocks.spans[parent, 0])]
-        if goes_on.any() and not opens:  # the first, in document order
+        # an author's box: its head opens the box, whose paragraph is the bio
+        bio = (parent >= 0 and kept[start] == kept[int(blocks.spans[parent, 0])]
+               and AUTHOR.fullmatch(_kept_words(blocks, keep, start, end)) is not None)
+        if goes_on.any() and not bio:  # the first, in document order
             stop = int(paragraph_spans[np.argmax(goes_on), 0])
         section = int(kept[stop] - kept[start])
         if kept[start] - dropped > section:
@@ -1105,18 +1121,27 @@ def _in_one_article(blocks: PageBlocks, keep: np.ndarray, share: float) -> np.nd
 
 
 def _dialog_chunks(features: PageFeatures) -> np.ndarray:
-    """Per chunk: inside a scored block whose own class or id names a dialog and not the
-    content, or inside a form to write in (:data:`~denoise.features.FILL_IN_BIT`: a
-    comment, a message, a login), other than the body, one holding the page's first
+    """Per chunk: inside a scored block whose own class or id names a dialog, inside a
+    block named as a paywall holding under two ``<p>`` of :data:`RELATED_PROSE`
+    characters outside links (its offer: Google's markup names the locked article text
+    "paywall" too), or inside a form to write in (:data:`~denoise.features.FILL_IN_BIT`:
+    a comment, a message, a login), other than the body, one holding the page's first
     ``<h1>`` and one holding half its text or more (a page laid out in a "modal-wrapper",
     an ASP.NET page inside its form)."""
     blocks = features.blocks
     nodes = features.nodes
     named = (features.block_cues[nodes] >> DIALOG_BIT & 1).astype(bool)
-    # a block named for the content too is the article behind the dialog
-    # ("entry__content steady-paywall-container"), not the dialog
-    named = nodes[named & (features.matrix[:, _OWN_BODY] == 0)
-                  & (features.matrix[:, _OWN_CONTENT_CUE] == 0)]
+    named = nodes[named & (features.matrix[:, _OWN_BODY] == 0)]
+    # a paywall: its offer, not the article's text behind it (two paragraphs of prose)
+    walls = np.flatnonzero(features.block_cues >> PAYWALL_BIT & 1)
+    if len(walls):
+        prose = blocks.chunk_chars() * ~blocks.chunk_in_link
+        sums = np.concatenate(([0], np.cumsum(prose)))
+        paragraphs = blocks.spans[blocks.has_tag(PARAGRAPHS)]
+        starts = paragraphs[sums[paragraphs[:, 1]] - sums[paragraphs[:, 0]] >= RELATED_PROSE, 0]
+        spans = blocks.spans[walls]
+        held = np.searchsorted(starts, spans[:, 1]) - np.searchsorted(starts, spans[:, 0])
+        named = np.union1d(named, walls[held < 2])
     # forms to write in (denoise.features.FILL_IN_BIT): a <textarea>, or two fields
     writing = np.flatnonzero(features.block_cues >> FILL_IN_BIT & 1)
     return _named_apart(blocks, np.union1d(named, writing))

@@ -15,6 +15,7 @@ from denoise.features import (
     DIALOG_BIT,
     FEATURE_NAMES,
     IMAGE_AREA,
+    PAYWALL_BIT,
     cue_bits,
     extract,
     host_hash,
@@ -205,9 +206,9 @@ def test_cue_bits_name_dialogs_past_the_model_families():
     assert cue_bits("update-browser-popup") == dialog
     assert cue_bits("cookie-notice") == dialog | 1 << CUES.index("promotion")
     assert cue_bits("modal-content") == dialog | 1 << CUES.index("content")
-    assert cue_bits("row paywall") == dialog
-    assert cue_bits("entry__content steady-paywall-container") == dialog | 1 << CUES.index(
-        "content")
+    assert cue_bits("row paywall") == 1 << PAYWALL_BIT
+    assert cue_bits("entry__content steady-paywall-container") == 1 << PAYWALL_BIT | (
+        1 << CUES.index("content"))
     assert cue_bits("wp-caption-text") == 1 << CAPTION_BIT | 1 << CUES.index("content")
     assert cue_bits("photo-credit") == 1 << CAPTION_BIT
     assert cue_bits("related-posts") == 1 << ASIDE_BIT | 1 << CUES.index("sidebar") \
