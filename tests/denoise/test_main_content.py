@@ -237,7 +237,7 @@ PRIVACY = "".join(
 
 
 @pytest.mark.parametrize("dialog", ['role="dialog" aria-modal="true"', 'role="alertdialog"',
-                                    'aria-modal="true"'])
+                                    'aria-modal="true"', "popover", 'popover="manual"'])
 def test_a_consent_dialog_never_wins_over_a_short_article(dialog):
     short = f"<h1>Harbour council backs lighthouse budget</h1><p>{STORY}</p>"
     consent = f'<div class="cmp" {dialog}><h2>We value your privacy</h2>{PRIVACY}</div>'
@@ -245,6 +245,14 @@ def test_a_consent_dialog_never_wins_over_a_short_article(dialog):
     assert STORY.strip() in text and "partners" not in text
     # the same box, not a modal dialog, is text of the page like any other
     assert "partners" in main_text(page(f'<div class="cmp">{PRIVACY}</div><div>{short}</div>'))
+
+
+def test_a_dialog_element_is_text_only_when_open():
+    short = f"<h1>Harbour council backs lighthouse budget</h1><p>{STORY}</p>"
+    for shown in (False, True):
+        dialog = f"<dialog{' open' if shown else ''}><h2>Privacy</h2>{PRIVACY}</dialog>"
+        text = main_text(page(f'{dialog}<div id="content"><article>{short}</article></div>'))
+        assert STORY.strip() in text and ("partners" in text) == shown
 
 
 def test_a_non_modal_sheet_is_kept():
