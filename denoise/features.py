@@ -113,8 +113,10 @@ FIELD_BIT = COMMENT_BIT + 1
 FILL_IN_BIT = FIELD_BIT + 1
 #: A class / id word again: a paywall ("row paywall", "paywall-template-container": its
 #: offer; Google's markup names the locked article text so too), which main-content mode
-#: drops with its dialogs unless it holds the article's paragraphs.
+#: drops with its dialogs unless it holds a paragraph of the article;
 PAYWALL_BIT = FILL_IN_BIT + 1
+#: and the free part beside it in Google's markup ("non-paywall"), no paywall.
+FREE_BIT = PAYWALL_BIT + 1
 #: The ``type`` values of an ``<input>`` one types into ("" and none: text). Not hidden,
 #: checkbox, radio, number or search inputs: a shop's quick-buy form, a listing's
 #: filters, a quantity, a search box (one text box alone is one field, under
@@ -239,7 +241,7 @@ _CUE_WORDS = (
     (6, "text"), (6, "body"), (7, "search"), (7, "login"), (7, "signin"),
     (8, "cookie"), (8, "consent"), (8, "gdpr"), (8, "dsgvo"), (8, "popup"), (8, "modal"),
     (8, "overlay"), (9, "caption"), (9, "credit"), (10, "related"), (10, "tags"),
-    (14, "paywall"), (11, "comment"),
+    (14, "paywall"), (15, "non-paywall"), (11, "comment"),
 )
 
 

@@ -70,14 +70,16 @@ without its source):
    it named a chaos page's article text ("lightbox-enable"). A paywall's offer ("row
    paywall", "paywall-template-container": "Möchten Sie weiterlesen?", "Ja. Ich bin
    Abonnent.") goes with them: a block named "paywall"
-   (:data:`~denoise.features.PAYWALL_BIT`) holding under two ``<p>`` of
-   :data:`RELATED_PROSE` characters outside links. One holding them is the article
-   behind the wall ("entry__content steady-paywall-container"; Google's markup for
-   paywalled articles names their locked text "paywall"). Held out: trafilatura's set
-   91.93 -> 92.05 (a teaser kept in place of its offer, two offers' four lines gone; the
-   word was read on that set's pages), the other sets unchanged. A guard by the
-   content's name instead ("paywall" and "content" in one block) gave 92.03, but it
-   brought back dialogs named "cookie-text" or "popup-content". A form to write in, a
+   (:data:`~denoise.features.PAYWALL_BIT`) holding no ``<p>`` of :data:`RELATED_PROSE`
+   characters outside links. One holding one is the article behind the wall
+   ("entry__content steady-paywall-container"; Google's markup for paywalled articles
+   names each locked part "paywall"), and the free part beside it ("non-paywall",
+   :data:`~denoise.features.FREE_BIT`) is none. Held out: trafilatura's set 91.93 ->
+   92.05 (a teaser kept in place of its offer, two offers' four lines gone; the word was
+   read on that set's pages), the other sets unchanged. Locked parts of short
+   paragraphs or bare text still go. A guard by the content's name instead ("paywall"
+   and "content" in one block) gave 92.03, but it brought back dialogs named
+   "cookie-text" or "popup-content". A form to write in, a
    ``<form>`` holding a ``<textarea>`` (a comment form, a contact form), goes with
    them: its labels ("Name (required)", "Leave a reply") are no text of the page. Held
    out: Dragnet +0.19, CleanEval's final set +0.1, chaos +0.02, trafilatura's set
@@ -341,6 +343,7 @@ from denoise.features import (
     DIALOG_BIT,
     FEATURE_NAMES,
     FILL_IN_BIT,
+    FREE_BIT,
     PAYWALL_BIT,
     PageFeatures,
     extract,
@@ -465,11 +468,12 @@ class MainContentExtractor:
     landmarks : HTML5 landmark tags whose text outside any ``article`` or ``main`` is
         dropped (see module doc); () keeps it. With ``aside``, blocks whose class or id
         names related posts or tags go too.
-    dialogs : drop the text of blocks whose own class or id names a dialog and not the
-        content (a cookie notice, a pop-up, a paywall's offer;
-        :data:`denoise.features.DIALOG_BIT`) and of forms to write in
-        (a ``<form>`` holding a ``<textarea>`` or two inputs one types into), but the
-        body and blocks holding half the page's text or its first ``<h1>``.
+    dialogs : drop the text of blocks whose own class or id names a dialog (a cookie
+        notice, a pop-up; :data:`denoise.features.DIALOG_BIT`) or a paywall holding no
+        paragraph of prose (its offer; :data:`denoise.features.PAYWALL_BIT`), and of
+        forms to write in (a ``<form>`` holding a ``<textarea>`` or two inputs one types
+        into), but the body and blocks holding half the page's text or its first
+        ``<h1>``.
     one_article : keep no text after the page's article element (its one outermost
         ``<article>``, or of several the one holding its first ``<h1>``) when that holds
         this share of the text kept or more (see module doc); 0 never.
@@ -821,7 +825,7 @@ CONTROL_WORD = re.compile(r"share|teilen|partager|compartir|condividi|close|schl
 CREDIT_HEAD = re.compile(
     r"©|\(c\)\s*\d{4}|copyright\s*(?:©|\(c\)|\d{4}|by\b)|(?:fotos?|bild(?:er|quelle)?"
     r"|photos?|images?|credits?|photo credits?|picture)\s*:(?!\s*\d)|(?:photograph(?:ed)?"
-    r"|photo|image|featured image|foto|bild) (?:by|von)\b|ap photo\b", re.IGNORECASE)
+    r"|photo|image|featured image|foto|bild) (?:by|von)\b|\(?ap photo\b", re.IGNORECASE)
 #: A picture's credit by its end, a picture agency after a separator or alone: "Kim
 #: Kyung-Hoon/Reuters", "DGLimages via Getty Images", "Judy Eddy/WENN.com", ".../AP".
 #: Not after a word ("told Reuters" ends a sentence); "AP" only after a slash ("Biology
@@ -944,7 +948,8 @@ _LINE_RANK = 7
 #: related section's head ends it (the article goes on after a "related posts" box
 #: between two paragraphs), and one must come before the head (a listing's "Trending"
 #: items are no section after an article). A teaser's blurb or "If you found this
-#: helpful, check out..." is shorter.
+#: helpful, check out..." is shorter. Step 3 reads a paywall's block by it too (in all
+#: its text): one holding such a paragraph is the article behind the wall.
 RELATED_PROSE = 100
 
 
@@ -1122,18 +1127,21 @@ def _in_one_article(blocks: PageBlocks, keep: np.ndarray, share: float) -> np.nd
 
 def _dialog_chunks(features: PageFeatures) -> np.ndarray:
     """Per chunk: inside a scored block whose own class or id names a dialog, inside a
-    block named as a paywall holding under two ``<p>`` of :data:`RELATED_PROSE`
-    characters outside links (its offer: Google's markup names the locked article text
-    "paywall" too), or inside a form to write in (:data:`~denoise.features.FILL_IN_BIT`:
-    a comment, a message, a login), other than the body, one holding the page's first
-    ``<h1>`` and one holding half its text or more (a page laid out in a "modal-wrapper",
-    an ASP.NET page inside its form)."""
+    block named as a paywall (not "non-paywall") holding no ``<p>`` of
+    :data:`RELATED_PROSE` characters outside links (its offer: Google's markup names the
+    locked article text "paywall" too), or inside a form to write in
+    (:data:`~denoise.features.FILL_IN_BIT`: a comment, a message, a login), other than
+    the body, one holding the page's first ``<h1>`` and one holding half its text or more
+    (a page laid out in a "modal-wrapper", an ASP.NET page inside its form)."""
     blocks = features.blocks
     nodes = features.nodes
     named = (features.block_cues[nodes] >> DIALOG_BIT & 1).astype(bool)
     named = nodes[named & (features.matrix[:, _OWN_BODY] == 0)]
-    # a paywall: its offer, not the article's text behind it (two paragraphs of prose)
-    walls = np.flatnonzero(features.block_cues >> PAYWALL_BIT & 1)
+    # a paywall: its offer, not the article's text behind it (a paragraph of prose), nor
+    # the free part beside it ("non-paywall")
+    cues = features.block_cues
+    walls = np.flatnonzero((cues >> PAYWALL_BIT & 1).astype(bool)
+                           & ~(cues >> FREE_BIT & 1).astype(bool))
     if len(walls):
         prose = blocks.chunk_chars() * ~blocks.chunk_in_link
         sums = np.concatenate(([0], np.cumsum(prose)))
@@ -1141,7 +1149,7 @@ def _dialog_chunks(features: PageFeatures) -> np.ndarray:
         starts = paragraphs[sums[paragraphs[:, 1]] - sums[paragraphs[:, 0]] >= RELATED_PROSE, 0]
         spans = blocks.spans[walls]
         held = np.searchsorted(starts, spans[:, 1]) - np.searchsorted(starts, spans[:, 0])
-        named = np.union1d(named, walls[held < 2])
+        named = np.union1d(named, walls[held == 0])
     # forms to write in (denoise.features.FILL_IN_BIT): a <textarea>, or two fields
     writing = np.flatnonzero(features.block_cues >> FILL_IN_BIT & 1)
     return _named_apart(blocks, np.union1d(named, writing))

@@ -14,6 +14,7 @@ from denoise.features import (
     CUES,
     DIALOG_BIT,
     FEATURE_NAMES,
+    FREE_BIT,
     IMAGE_AREA,
     PAYWALL_BIT,
     cue_bits,
@@ -207,6 +208,7 @@ def test_cue_bits_name_dialogs_past_the_model_families():
     assert cue_bits("cookie-notice") == dialog | 1 << CUES.index("promotion")
     assert cue_bits("modal-content") == dialog | 1 << CUES.index("content")
     assert cue_bits("row paywall") == 1 << PAYWALL_BIT
+    assert cue_bits("non-paywall") == 1 << PAYWALL_BIT | 1 << FREE_BIT
     assert cue_bits("entry__content steady-paywall-container") == 1 << PAYWALL_BIT | (
         1 << CUES.index("content"))
     assert cue_bits("wp-caption-text") == 1 << CAPTION_BIT | 1 << CUES.index("content")
