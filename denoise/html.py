@@ -54,13 +54,14 @@ DROPPED_TAGS = ("script", "style", "noscript", "template", "select", "datalist")
 #: button or a script shows them: those with a ``popover`` attribute (an app's install
 #: prompt, a menu) and a ``<dialog>`` without ``open`` (one with it is shown, and stays).
 #: The look at the bytes that spares most pages the search is case-sensitive: a
-#: ``<DIV POPOVER>`` on a page with no lower-case "popover" stays. Held
-#: out: WCXB +0.06 (forums +0.8: an Invision forum's install prompt had won over its
-#: thread; products -0.06), the other sets unchanged (none of their pages has either);
-#: 11 pages better, 5 worse by at most 0.05; the models, trained on these pages parsed
-#: without it, not retrained. Elements hidden by ``display: none`` or ``hidden`` are not
-#: removed: React streams a page's content in ``<div hidden>`` parts that its script
-#: moves into place, and that cost WCXB 0.6 (an ad hoc comparison, ``RESULTS.md``).
+#: ``<DIV POPOVER>`` on a page with no lower-case "popover", "dialog" or "aria-modal"
+#: stays. Held out: WCXB +0.06 (forums +0.8: an Invision forum's install prompt had won
+#: over its thread; products -0.06), the other sets unchanged (none of their pages has
+#: either); 11 pages better, 5 worse by at most 0.05; the models, trained on these pages
+#: parsed without it, not retrained. Elements hidden by ``display: none`` or ``hidden``
+#: are not removed: React streams a page's content in ``<div hidden>`` parts that its
+#: script moves into place, and that cost WCXB 0.6 (an ad hoc comparison,
+#: ``RESULTS.md``).
 _DIALOGS = etree.XPath(
     "//*[@aria-modal='true' or ((@role='dialog' or @role='alertdialog')"
     " and not(@aria-modal='false')) or @popover or self::dialog[not(@open)]]"
@@ -176,8 +177,7 @@ def parse_html(html: str, source: str = "<html>", *, ids: bool = False,
     popovers HTML hides until shown (:data:`_DIALOGS`) are removed with their content,
     and an ``<iframe>`` is emptied: the parser reads its content as text (the fallback of
     browsers without frames, or an ad's script written out), which no browser shows. So
-    is the text SVG
-    drawings never draw in place (:data:`UNDRAWN`) and a ruby's readings
+    is the text SVG drawings never draw in place (:data:`UNDRAWN`) and a ruby's readings
     (:data:`RUBY_ANNOTATIONS`), unless ``undrawn_text``; the elements stay, and this comes
     last, so a page parsed either way has the same elements.
 

@@ -69,8 +69,8 @@ without its source):
    named "details-overlay", a link named "modallink"). "lightbox" was a dialog word until
    it named a chaos page's article text ("lightbox-enable"). A paywall's offer ("row
    paywall", "paywall-template-container": "Möchten Sie weiterlesen?", "Ja. Ich bin
-   Abonnent.") goes with them: a block named "paywall"
-   (:data:`~denoise.features.PAYWALL_BIT`) holding no ``<p>`` of :data:`RELATED_PROSE`
+   Abonnent.") goes with them: a block named "paywall" (its own cue bit,
+   :data:`~denoise.features.PAYWALL_BIT`) holding no ``<p>`` of :data:`RELATED_PROSE`
    characters outside links. One holding one is the article behind the wall
    ("entry__content steady-paywall-container"; Google's markup for paywalled articles
    names each locked part "paywall"), and the free part beside it ("non-paywall",
@@ -469,11 +469,11 @@ class MainContentExtractor:
         dropped (see module doc); () keeps it. With ``aside``, blocks whose class or id
         names related posts or tags go too.
     dialogs : drop the text of blocks whose own class or id names a dialog (a cookie
-        notice, a pop-up; :data:`denoise.features.DIALOG_BIT`) or a paywall holding no
-        paragraph of prose (its offer; :data:`denoise.features.PAYWALL_BIT`), and of
-        forms to write in (a ``<form>`` holding a ``<textarea>`` or two inputs one types
-        into), but the body and blocks holding half the page's text or its first
-        ``<h1>``.
+        notice, a pop-up; :data:`denoise.features.DIALOG_BIT`) or a paywall (not
+        "non-paywall") holding no paragraph of prose (its offer;
+        :data:`denoise.features.PAYWALL_BIT`), and of forms to write in (a ``<form>``
+        holding a ``<textarea>`` or two inputs one types into), but the body and blocks
+        holding half the page's text or its first ``<h1>``.
     one_article : keep no text after the page's article element (its one outermost
         ``<article>``, or of several the one holding its first ``<h1>``) when that holds
         this share of the text kept or more (see module doc); 0 never.
