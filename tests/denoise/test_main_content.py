@@ -522,11 +522,9 @@ def test_the_article_going_on_after_a_related_box_opening_its_second_part_stays(
     # only an author's box takes its paragraph with it: the article's second part here
     links = ('<ul><li><a href="/a">Ferry timetable to change</a></li><li><a href="/b">'
              "Lifeboat crew rescues kayakers</a></li></ul>")
-    third = ("<p>The keeper's cottage will be repaired first, the council said, and the pier "
-             "itself in the spring, once the weather allows divers to inspect it.</p>")
     body = (f'<article><h1>Harbour council backs lighthouse budget</h1><div class="part">'
             f"<p>{STORY}</p><p>{SECOND}</p><p>{STORY}</p></div><div class='part'>{head}"
-            f"{links}{third}<p>{SECOND}{STORY}</p></div></article>")
+            f"{links}<p>{THIRD}</p><p>{SECOND}{STORY}</p></div></article>")
     text = main_text(page(body, "parts.html"))
     assert "keeper's cottage will be repaired" in text and text.count(SECOND.strip()) == 2
 
