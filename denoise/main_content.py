@@ -1004,13 +1004,8 @@ def _without_related(blocks: PageBlocks, keep: np.ndarray) -> np.ndarray:
     shown = headings[kept[spans[:, 1]] > kept[spans[:, 0]]]
     ranks = {h: int(blocks.tags[h][1]) for h in shown.tolist()} | heads
     order = sorted(ranks)  # blocks are in document order
-    prose = chars * (keep & ~blocks.chunk_in_link)
-    paragraphs = np.flatnonzero(blocks.has_tag(PARAGRAPHS))
+    paragraphs, long = _prose_paragraphs(blocks, keep)
     paragraph_spans = blocks.spans[paragraphs]
-    paragraph_prose = np.concatenate(([0], np.cumsum(prose)))
-    paragraph_prose = (paragraph_prose[paragraph_spans[:, 1]]
-                       - paragraph_prose[paragraph_spans[:, 0]])
-    long = paragraph_prose >= RELATED_PROSE
     paragraph_parents = blocks.parents[paragraphs]
     out = keep.copy()
     dropped = 0  # text the step dropped: all of it lies before the next head
@@ -1042,6 +1037,16 @@ def _without_related(blocks: PageBlocks, keep: np.ndarray) -> np.ndarray:
             out[start:stop] = False
             dropped += section
     return out if out.any() else keep
+
+
+def _prose_paragraphs(blocks: PageBlocks, text: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The page's ``<p>`` blocks in document order, and per one whether its ``text``
+    chunks outside links hold :data:`RELATED_PROSE` characters: a paragraph of an
+    article (steps 3 and 11)."""
+    paragraphs = np.flatnonzero(blocks.has_tag(PARAGRAPHS))
+    spans = blocks.spans[paragraphs]
+    sums = np.concatenate(([0], np.cumsum(blocks.chunk_chars() * (text & ~blocks.chunk_in_link))))
+    return paragraphs, sums[spans[:, 1]] - sums[spans[:, 0]] >= RELATED_PROSE
 
 
 def _article_before(start: int, long: np.ndarray, parents: np.ndarray,
@@ -1143,10 +1148,8 @@ def _dialog_chunks(features: PageFeatures) -> np.ndarray:
     walls = np.flatnonzero((cues >> PAYWALL_BIT & 1).astype(bool)
                            & ~(cues >> FREE_BIT & 1).astype(bool))
     if len(walls):
-        prose = blocks.chunk_chars() * ~blocks.chunk_in_link
-        sums = np.concatenate(([0], np.cumsum(prose)))
-        paragraphs = blocks.spans[blocks.has_tag(PARAGRAPHS)]
-        starts = paragraphs[sums[paragraphs[:, 1]] - sums[paragraphs[:, 0]] >= RELATED_PROSE, 0]
+        paragraphs, long = _prose_paragraphs(blocks, np.ones(len(blocks.chunk_block), bool))
+        starts = blocks.spans[paragraphs[long], 0]
         spans = blocks.spans[walls]
         held = np.searchsorted(starts, spans[:, 1]) - np.searchsorted(starts, spans[:, 0])
         named = np.union1d(named, walls[held == 0])
