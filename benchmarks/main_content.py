@@ -50,10 +50,8 @@ A call that raises (or runs over ``--timeout`` seconds) is a failure and scores 
 empty extraction. ``empty`` counts pages whose output has no word (failures included).
 
 **How sure a difference is**: the last table gives ``denoise``'s F1 less each other
-extractor's, per set and WCXB page type, with a 95% interval from a paired bootstrap over
-the set's pages (:data:`BOOTSTRAP_ROUNDS` resamples, the same pages for both; pooled
-snippets are summed again in each). A gap whose interval holds 0 is within what another
-draw of the same kind of pages could give.
+extractor's, per set and WCXB page type, with the 95% interval of a paired bootstrap
+over the set's pages (:func:`content_scoring.paired_difference`).
 """
 
 from __future__ import annotations
@@ -72,13 +70,13 @@ from itertools import chain
 from pathlib import Path
 from typing import Any, TextIO
 
-import numpy as np
 from benchmarks_common import emit
 from content_scoring import (
     ShingleScore,
     SnippetCounts,
     count_snippets,
     mean_scores,
+    paired_difference,
     pooled,
     score_shingles,
     shingles,
@@ -96,10 +94,6 @@ from denoise.reader import Skipped
 WORD_SCORED = frozenset({WCXB})
 
 Extract = Callable[[str, str | None], str | None]
-#: Resamples of the paired bootstrap (difference table), and its seed: the table is the
-#: same for the same pages' scores.
-BOOTSTRAP_ROUNDS = 2000
-BOOTSTRAP_SEED = 0
 
 _WARM_UP = "<html><head><title>t</title></head><body><p>A short warm-up page.</p></body></html>"
 
@@ -238,6 +232,10 @@ class Tally:
             mean = mean_scores(self.shingle_scores)
             return mean.f1, mean.precision, mean.recall
         return self.snippets.f1, self.snippets.precision, self.snippets.recall
+
+    def page_scores(self) -> list[SnippetCounts] | list[ShingleScore]:
+        """The set's scores, one a page (in the pages' order)."""
+        return self.shingle_scores or self.page_snippets
 
 
 def load_extractors(names: list[str]) -> dict[str, Extract]:
@@ -408,17 +406,6 @@ def type_table(by_type: dict[str, dict[str, Tally]], names: list[str]) -> list[s
     return [*lines, ""]
 
 
-def resampled_f1(tally: Tally, weights: np.ndarray) -> np.ndarray:
-    """The set's headline F1 (:meth:`Tally.f1_p_r`) in each resample: ``weights`` holds,
-    per resample (row), how many times each page (column) was drawn."""
-    if tally.shingle_scores:
-        f1 = np.array([s.f1 for s in tally.shingle_scores])
-        return weights @ f1 / len(f1)
-    counts = np.array([(c.tp, c.fp, c.fn) for c in tally.page_snippets], dtype=np.float64)
-    tp, fp, fn = (weights @ counts).T
-    return 2 * tp / np.maximum(2 * tp + fp + fn, 1.0)
-
-
 def difference_table(by_set: dict[str, dict[str, Tally]], by_type: dict[str, dict[str, Tally]],
                      names: list[str]) -> list[str]:
     """Markdown lines: ``denoise``'s F1 less each other extractor's, per set and page type,
@@ -426,7 +413,6 @@ def difference_table(by_set: dict[str, dict[str, Tally]], by_type: dict[str, dic
     others = [n for n in names if n != "denoise" and not n.startswith("denoise:")]
     if "denoise" not in names or not others:
         return []
-    rng = np.random.default_rng(BOOTSTRAP_SEED)
     lines = ["### denoise less each extractor (F1 points; 95% interval, paired bootstrap "
              "over the pages)", "",
              "| set | pages | " + " | ".join(others) + " |",
@@ -434,19 +420,12 @@ def difference_table(by_set: dict[str, dict[str, Tally]], by_type: dict[str, dic
     groups = [*by_set.items(), *((f"WCXB {kind}", row) for kind, row in sorted(
         by_type.items(), key=lambda item: -len(next(iter(item[1].values())).shingle_scores)))]
     for name, row in groups:
-        ours = row["denoise"]
-        pages = len(ours.shingle_scores) or len(ours.page_snippets)
+        pages = row["denoise"].page_scores()
         if not pages:
             continue
-        weights = rng.multinomial(pages, np.full(pages, 1.0 / pages), size=BOOTSTRAP_ROUNDS)
-        base = resampled_f1(ours, weights)
-        cells = []
-        for other in others:
-            gap = 100 * (ours.f1_p_r()[0] - row[other].f1_p_r()[0])
-            low, high = np.percentile(100 * (base - resampled_f1(row[other], weights)),
-                                      [2.5, 97.5])
-            cells.append(f"{gap:+.2f} ({low:+.2f} to {high:+.2f})")
-        lines.append(f"| {name} | {pages} | " + " | ".join(cells) + " |")
+        cells = ["{:+.2f} ({:+.2f} to {:+.2f})".format(
+            *paired_difference(pages, row[other].page_scores())) for other in others]
+        lines.append(f"| {name} | {len(pages)} | " + " | ".join(cells) + " |")
     return [*lines, ""]
 
 

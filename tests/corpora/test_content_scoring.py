@@ -198,3 +198,40 @@ def test_every_set_yields_pages_with_gold():
             assert not page.gold_text.startswith("URL:")
             assert "COMMENTS" not in page.gold_text
     assert seen == dict.fromkeys(SETS, 3)
+
+
+# --- how sure a difference is: the paired bootstrap ----------------------------------
+
+
+def test_one_draw_of_every_page_gives_the_set_f1():
+    import numpy as np
+
+    snippets = [scoring.SnippetCounts(3, 0, 0), scoring.SnippetCounts(1, 2, 1),
+                scoring.SnippetCounts(0, 1, 3)]
+    pooled_f1 = sum(snippets, scoring.SnippetCounts()).f1
+    assert scoring.resampled_f1(snippets, np.ones((1, 3)))[0] == pooled_f1
+    shingles = [scoring.ShingleScore(5, 10, 5), scoring.ShingleScore(2, 2, 8)]
+    assert scoring.resampled_f1(shingles, np.ones((1, 2)))[0] == scoring.mean_scores(
+        shingles).f1
+    # pooled: a page drawn twice counts its snippets twice
+    assert scoring.resampled_f1(snippets, np.array([[2, 0, 1]]))[0] == 12 / (12 + 1 + 3)
+
+
+def test_pages_are_drawn_together():
+    # pages of every difficulty, the other extractor a little worse on each: paired, the
+    # gap is sure; drawn apart, the pages' spread would hide it
+    ours = [scoring.ShingleScore(m, 100, 100) for m in range(10, 100, 3)]
+    theirs = [scoring.ShingleScore(m - 2, 100, 100) for m in range(10, 100, 3)]
+    assert scoring.paired_difference(ours, theirs) == pytest.approx((2.0, 2.0, 2.0))
+
+
+def test_pages_that_disagree_leave_the_difference_unsure():
+    ours = [scoring.SnippetCounts(3, 0, 0), scoring.SnippetCounts(1, 1, 2)] * 15
+    theirs = [scoring.SnippetCounts(1, 1, 2), scoring.SnippetCounts(3, 0, 0)] * 15
+    gap, low, high = scoring.paired_difference(ours, theirs)
+    assert gap == 0 and low < 0 < high
+
+
+def test_a_difference_needs_the_same_pages():
+    with pytest.raises(ValueError, match="same pages"):
+        scoring.paired_difference([scoring.ShingleScore(1, 1, 1)], [])

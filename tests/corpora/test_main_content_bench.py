@@ -1,10 +1,8 @@
-"""The main-content benchmark's difference table (benchmarks/main_content.py): a paired
-bootstrap over pages."""
+"""The main-content benchmark's difference table (benchmarks/main_content.py)."""
 
 import importlib.util
 import sys
 
-import numpy as np
 from repo import ROOT
 
 
@@ -25,7 +23,6 @@ def _load_benchmark():
 bench = _load_benchmark()
 Tally = bench.Tally
 SnippetCounts = sys.modules["content_scoring"].SnippetCounts
-ShingleScore = sys.modules["content_scoring"].ShingleScore
 
 
 def _snippet_tally(pages: list[tuple[int, int, int]]) -> object:
@@ -35,17 +32,6 @@ def _snippet_tally(pages: list[tuple[int, int, int]]) -> object:
         tally.snippets += counts
         tally.page_snippets.append(counts)
     return tally
-
-
-def test_one_draw_of_every_page_gives_the_headline_f1():
-    snippets = _snippet_tally([(3, 0, 0), (1, 2, 1), (0, 1, 3)])
-    shingles = Tally(shingle_scores=[ShingleScore(5, 10, 5), ShingleScore(2, 2, 8)])
-    for tally in (snippets, shingles):
-        once = bench.resampled_f1(tally, np.ones((1, 3 if tally is snippets else 2)))
-        assert once[0] == tally.f1_p_r()[0]
-    # pooled: a page drawn twice counts its snippets twice
-    twice = bench.resampled_f1(snippets, np.array([[2, 0, 1]]))
-    assert twice[0] == 2 * 6 / (2 * 6 + 1 + 3)
 
 
 def _row(ours: list[tuple[int, int, int]], theirs: list[tuple[int, int, int]]) -> dict:
@@ -70,15 +56,3 @@ def test_no_table_without_denoise_or_a_baseline():
     row = _row([(1, 0, 0)], [(1, 0, 0)])
     assert bench.difference_table({"s": row}, {}, ["other"]) == []
     assert bench.difference_table({"s": {"denoise": row["denoise"]}}, {}, ["denoise"]) == []
-
-
-def test_pages_are_drawn_together():
-    # pages of every difficulty, the other extractor a little worse on each: paired, the
-    # gap is sure; drawn apart, the pages' spread would hide it
-    ours = [ShingleScore(m, 100, 100) for m in range(10, 100, 3)]
-    theirs = [ShingleScore(m - 2, 100, 100) for m in range(10, 100, 3)]
-    row = {"denoise": Tally(shingle_scores=ours), "other": Tally(shingle_scores=theirs)}
-    line = bench.difference_table({"s": row}, {}, ["denoise", "other"])[-2]
-    gap, interval = line.split(" | ")[2].split(" (")
-    low, high = (float(x) for x in interval.rstrip(") |").split(" to "))
-    assert float(gap) == 2.0 and low == high == 2.0
