@@ -82,6 +82,13 @@ UNDRAWN = ("title", "desc", "metadata", "defs", "symbol")
 #: the next ``<rb>`` or ``<rp>`` as browsers do, so such markup (rare) loses the base text
 #: it swallows.
 RUBY_ANNOTATIONS = ("rt", "rp", "rtc")
+#: A MathML formula's other encodings, which a browser never renders: the TeX source
+#: (``<annotation encoding="application/x-tex">``) or content markup beside the
+#: presentation it draws. Their text is emptied at parsing: Wikipedia writes each formula
+#: three ways (MathML, that TeX, and an image whose alternative text is the TeX), and its
+#: pages' text held each formula's TeX after its symbols ("A Hermitian ⟺ a i j = a j i ¯
+#: {\displaystyle A{\text{ Hermitian}}...}"). What the formula shows stays.
+MATH_ANNOTATIONS = ("annotation", "annotation-xml")
 #: Characters lxml's parser can leave in a tree (from references such as ``&#x0b;``) that
 #: its setters refuse, as XML 1.0 has no place for them.
 _NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
@@ -177,9 +184,10 @@ def parse_html(html: str, source: str = "<html>", *, ids: bool = False,
     popovers HTML hides until shown (:data:`_DIALOGS`) are removed with their content,
     and an ``<iframe>`` is emptied: the parser reads its content as text (the fallback of
     browsers without frames, or an ad's script written out), which no browser shows. So
-    is the text SVG drawings never draw in place (:data:`UNDRAWN`) and a ruby's readings
-    (:data:`RUBY_ANNOTATIONS`), unless ``undrawn_text``; the elements stay, and this comes
-    last, so a page parsed either way has the same elements.
+    is the text SVG drawings never draw in place (:data:`UNDRAWN`), a ruby's readings
+    (:data:`RUBY_ANNOTATIONS`) and a formula's other encodings (:data:`MATH_ANNOTATIONS`),
+    unless ``undrawn_text``; the elements stay, and this comes last, so a page parsed
+    either way has the same elements.
 
     The text is handed to lxml as UTF-8 bytes so that an XML declaration in the page
     (common on XHTML sites) cannot make lxml refuse a ``str``.
@@ -207,9 +215,12 @@ def parse_html(html: str, source: str = "<html>", *, ids: bool = False,
             etree.strip_elements(root, "noscript", with_tail=False)
     # after the noscript step, which counts text: both parses keep the same elements
     if not undrawn_text:  # one walk of the tree in C, cheaper than a look at all the bytes
-        for element in root.iter("svg", *RUBY_ANNOTATIONS):
+        for element in root.iter("svg", "math", *RUBY_ANNOTATIONS):
             if element.tag == "svg":
                 for part in element.iter(*UNDRAWN):
+                    _empty_inside(part)
+            elif element.tag == "math":
+                for part in element.iter(*MATH_ANNOTATIONS):
                     _empty_inside(part)
             else:
                 _empty_inside(element)

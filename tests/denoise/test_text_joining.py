@@ -53,6 +53,13 @@ CASES = [
     ("<p>ruby <ruby>\u6f22<rt>kan</rt></ruby></p>", "ruby \u6f22"),
     ("<p><ruby>\u5b50<rp>(</rp><rt>\u3053</rt><rp>)</rp></ruby>\u3069\u3082 <ruby>"
      "<rb>\u4f53</rb><rt>\u305f\u3044</rt></ruby></p>", "\u5b50\u3069\u3082 \u4f53"),
+    # a formula's other encodings (its TeX, content markup) are never rendered; its
+    # symbols are text
+    ("<p>so <math><semantics><mi>a</mi><mo>=</mo><mn>2</mn><annotation encoding="
+     "'application/x-tex'>{\\displaystyle a=2}</annotation></semantics></math>.</p>",
+     "so a = 2 ."),
+    ("<p><math><semantics><mi>b</mi><annotation-xml encoding='MathML-Content'><ci>b"
+     "</ci></annotation-xml></semantics></math> holds</p>", "b holds"),
     # soft hyphens, as characters and as references, are not text
     ("<p>Mit\u00adtel\u00adal\u00adter</p>", "Mittelalter"),
     ("<p>Mit&shy;tel&#173;al&#xad;ter &#xAD;Wein</p>", "Mittelalter Wein"),
