@@ -59,13 +59,29 @@ DROPPED_TAGS = ("script", "style", "noscript", "template", "select", "datalist")
 #: over its thread; products -0.06), the other sets unchanged (none of their pages has
 #: either); 11 pages better, 5 worse by at most 0.05; the models, trained on these pages
 #: parsed without it, not retrained. Elements hidden by ``display: none`` or ``hidden``
-#: are not removed: React streams a page's content in ``<div hidden>`` parts that its
-#: script moves into place, and that cost WCXB 0.6 (an ad hoc comparison,
-#: ``RESULTS.md``).
+#: go only when they are no prose (:func:`_remove_hidden`): React streams a page's
+#: content in ``<div hidden>`` parts that its script moves into place, and removing every
+#: hidden element cost WCXB 0.6 (an ad hoc comparison, ``RESULTS.md``).
 _DIALOGS = etree.XPath(
     "//*[@aria-modal='true' or ((@role='dialog' or @role='alertdialog')"
     " and not(@aria-modal='false')) or @popover or self::dialog[not(@open)]]"
     "[not(self::html or self::body)]")
+#: Elements hidden where they stand (:func:`_remove_hidden`): a ``hidden`` attribute or
+#: an inline style of ``display: none`` or ``visibility: hidden``; the page shows them
+#: only when a script or a click does. The path finds the candidates in C, the pattern
+#: confirms a style's (not "overflow: hidden", "list-style: none").
+_HIDDEN = etree.XPath(
+    "//*[@hidden or contains(translate(@style, 'NOHIDE', 'nohide'), 'none')"
+    " or contains(translate(@style, 'NOHIDE', 'nohide'), 'hidden')][not(self::html or self::body)]")
+_HIDDEN_STYLE = re.compile(r"display\s*:\s*none|visibility\s*:\s*hidden", re.IGNORECASE)
+#: Characters of text outside links from which a hidden element is prose (with links
+#: under half its text), and stays: what a click reveals in place, a tab's or an
+#: accordion's panel, a FAQ's answer, a "read more"; and React's streamed parts, sent in
+#: hidden ``<div>``\ s that its script moves into place.
+HIDDEN_PROSE = 200
+#: A word longer than this is no word of prose: encoded data (a consent manager's hidden
+#: placeholders held 7,000 characters of base64 each), a URL.
+LONGEST_WORD = 30
 #: The parts of an inline SVG drawing never drawn where they stand: a tooltip's title, a
 #: description, metadata, and definitions drawn only where a ``<use>`` places them (an
 #: icon sprite's symbols). Their text is emptied at parsing: a shop page's sprite of
@@ -180,8 +196,9 @@ def parse_html(html: str, source: str = "<html>", *, ids: bool = False,
     with ``ids``, the tree answers XPath's ``id()``. A page of more than
     :data:`MAX_MARKUP` tags and attribute values is parsed up to the last of them, and
     one nested more than 2,048 elements deep up to the element past that depth (see the
-    module notes). The elements named in ``dropped``, modal dialogs and the dialogs and
-    popovers HTML hides until shown (:data:`_DIALOGS`) are removed with their content,
+    module notes). The elements named in ``dropped``, modal dialogs, the dialogs and
+    popovers HTML hides until shown (:data:`_DIALOGS`) and the hidden elements that are
+    no prose (:func:`_remove_hidden`) are removed with their content,
     and an ``<iframe>`` is emptied: the parser reads its content as text (the fallback of
     browsers without frames, or an ad's script written out), which no browser shows. So
     is the text SVG drawings never draw in place (:data:`UNDRAWN`), a ruby's readings
@@ -208,6 +225,7 @@ def parse_html(html: str, source: str = "<html>", *, ids: bool = False,
     if b"dialog" in data or b"aria-modal" in data or b"popover" in data:
         for element in _DIALOGS(root):
             remove_keeping_tail(element)
+    _remove_hidden(root)
     if "noscript" in dropped:
         if _content_in_noscript(root):
             etree.strip_tags(root, "noscript")
@@ -225,6 +243,39 @@ def parse_html(html: str, source: str = "<html>", *, ids: bool = False,
             else:
                 _empty_inside(element)
     return root
+
+
+def _remove_hidden(root: etree._Element) -> None:
+    """Remove the hidden elements (:data:`_HIDDEN`) that are no prose
+    (:data:`HIDDEN_PROSE`), no ARIA panel (``role="tabpanel"`` or ``"region"``, or
+    labelled by a tab or a heading: ``aria-labelledby``) and hold less than half the
+    page's text (a page hiding its body until a script shows it), with their content: a
+    menu's drop-down, a hover layer of retailers' links, a share-by-e-mail form and its
+    error messages, a tooltip. Their words were kept as the page's text, and weighed in
+    the choice of its main region: a short post lost to a sidebar."""
+    hidden = [element for element in _HIDDEN(root) if element.get("hidden") is not None
+              or _HIDDEN_STYLE.search(element.get("style") or "")]
+    if not hidden:
+        return
+    page = _chars(root)
+    # the innermost first: an element is judged on what it would show (a form's hidden
+    # error messages are no prose of the form's)
+    for element in reversed(hidden):
+        if (element.get("role") in ("tabpanel", "region")
+                or element.get("aria-labelledby") is not None):
+            continue
+        chars = _chars(element)
+        linked = sum(_chars(link) for link in element.iter("a"))
+        if 2 * chars >= page or (chars - linked >= HIDDEN_PROSE and 2 * linked < chars):
+            continue
+        remove_keeping_tail(element)
+
+
+def _chars(element: etree._Element) -> int:
+    """The characters of ``element``'s words (a space after each), those longer than
+    :data:`LONGEST_WORD` left out."""
+    return sum(len(word) + 1 for word in "".join(element.itertext()).split()
+               if len(word) <= LONGEST_WORD)
 
 
 def _content_in_noscript(root: etree._Element) -> bool:
