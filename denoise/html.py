@@ -69,18 +69,20 @@ _DIALOGS = etree.XPath(
 #: Elements hidden where they stand (:func:`_remove_hidden`): a ``hidden`` attribute or
 #: an inline style of ``display: none`` or ``visibility: hidden``; the page shows them
 #: only when a script or a click does. The path finds the candidates in C, the pattern
-#: confirms a style's (not "overflow: hidden", "list-style: none").
+#: confirms a style's (not "overflow: hidden", "list-style: none",
+#: "backface-visibility: hidden").
 _HIDDEN = etree.XPath(
     "//*[@hidden or contains(translate(@style, 'NOHIDE', 'nohide'), 'none')"
     " or contains(translate(@style, 'NOHIDE', 'nohide'), 'hidden')][not(self::html or self::body)]")
-_HIDDEN_STYLE = re.compile(r"display\s*:\s*none|visibility\s*:\s*hidden", re.IGNORECASE)
+_HIDDEN_STYLE = re.compile(r"(?<![\w-])(?:display\s*:\s*none|visibility\s*:\s*hidden)",
+                           re.IGNORECASE)
 #: Characters of text outside links from which a hidden element is prose (with links
 #: under half its text), and stays: what a click reveals in place, a tab's or an
 #: accordion's panel, a FAQ's answer, a "read more"; and React's streamed parts, sent in
 #: hidden ``<div>``\ s that its script moves into place.
 HIDDEN_PROSE = 200
-#: A word longer than this is no word of prose: encoded data (a consent manager's hidden
-#: placeholders held 7,000 characters of base64 each), a URL.
+#: An ASCII word longer than this is no word of prose: encoded data (a consent manager's
+#: hidden placeholders held 7,000 characters of base64 each), a URL.
 LONGEST_WORD = 30
 #: The parts of an inline SVG drawing never drawn where they stand: a tooltip's title, a
 #: description, metadata, and definitions drawn only where a ``<use>`` places them (an
@@ -191,14 +193,15 @@ def _empty_inside(element: etree._Element) -> None:
 
 def parse_html(html: str, source: str = "<html>", *, ids: bool = False,
                dropped: tuple[str, ...] = DROPPED_TAGS,
-               undrawn_text: bool = False) -> etree._Element:
+               undrawn_text: bool = False, hidden_elements: bool = False) -> etree._Element:
     """Parse ``html`` into an lxml element tree, or raise ``PageError`` naming ``source``;
     with ``ids``, the tree answers XPath's ``id()``. A page of more than
     :data:`MAX_MARKUP` tags and attribute values is parsed up to the last of them, and
     one nested more than 2,048 elements deep up to the element past that depth (see the
     module notes). The elements named in ``dropped``, modal dialogs, the dialogs and
-    popovers HTML hides until shown (:data:`_DIALOGS`) and the hidden elements that are
-    no prose (:func:`_remove_hidden`) are removed with their content,
+    popovers HTML hides until shown (:data:`_DIALOGS`) and, unless ``hidden_elements``,
+    the hidden elements that are no prose (:func:`_remove_hidden`) are removed with their
+    content,
     and an ``<iframe>`` is emptied: the parser reads its content as text (the fallback of
     browsers without frames, or an ad's script written out), which no browser shows. So
     is the text SVG drawings never draw in place (:data:`UNDRAWN`), a ruby's readings
@@ -225,7 +228,8 @@ def parse_html(html: str, source: str = "<html>", *, ids: bool = False,
     if b"dialog" in data or b"aria-modal" in data or b"popover" in data:
         for element in _DIALOGS(root):
             remove_keeping_tail(element)
-    _remove_hidden(root)
+    if not hidden_elements:
+        _remove_hidden(root)
     if "noscript" in dropped:
         if _content_in_noscript(root):
             etree.strip_tags(root, "noscript")
@@ -251,31 +255,72 @@ def _remove_hidden(root: etree._Element) -> None:
     labelled by a tab or a heading: ``aria-labelledby``) and hold less than half the
     page's text (a page hiding its body until a script shows it), with their content: a
     menu's drop-down, a hover layer of retailers' links, a share-by-e-mail form and its
-    error messages, a tooltip. Their words were kept as the page's text, and weighed in
-    the choice of its main region: a short post lost to a sidebar."""
-    hidden = [element for element in _HIDDEN(root) if element.get("hidden") is not None
+    error messages, a tooltip, the copy of a formula kept for screen readers beside its
+    picture. Their words were kept as the page's text, and weighed in the choice of its
+    main region: a short post lost to a sidebar. ``hidden="until-found"`` is no hiding:
+    the browser's search shows it (a FAQ's answers).
+
+    Innermost first, each on what it shows (:func:`_shown`): the hidden parts inside it
+    that went are no text of its (a form's error messages are no prose of the form's),
+    and one holding hidden parts that stay stays with them (a React part holding the
+    panels of a product's specifications)."""
+    hidden = [element for element in _HIDDEN(root)
+              if element.get("hidden") not in (None, "until-found")
               or _HIDDEN_STYLE.search(element.get("style") or "")]
     if not hidden:
         return
-    page = _chars(root)
-    # the innermost first: an element is judged on what it would show (a form's hidden
-    # error messages are no prose of the form's)
+    held: dict[etree._Element, int] = dict.fromkeys(hidden, 0)  # the characters each holds
+    page = -1  # the page's characters, counted when first needed
     for element in reversed(hidden):
-        if (element.get("role") in ("tabpanel", "region")
-                or element.get("aria-labelledby") is not None):
+        chars, linked, held[element] = _shown(element, held)
+        if (held[element] > chars  # hidden parts kept inside it would go with it
+                or element.get("role") in ("tabpanel", "region")
+                or element.get("aria-labelledby") is not None
+                or (chars - linked >= HIDDEN_PROSE and 2 * linked < chars)):
             continue
-        chars = _chars(element)
-        linked = sum(_chars(link) for link in element.iter("a"))
-        if 2 * chars >= page or (chars - linked >= HIDDEN_PROSE and 2 * linked < chars):
+        if page < 0:
+            page = _words_chars(" ".join(root.itertext()))
+        if 2 * held[element] >= page:
             continue
         remove_keeping_tail(element)
+        page -= held[element]
 
 
-def _chars(element: etree._Element) -> int:
-    """The characters of ``element``'s words (a space after each), those longer than
-    :data:`LONGEST_WORD` left out."""
-    return sum(len(word) + 1 for word in "".join(element.itertext()).split()
-               if len(word) <= LONGEST_WORD)
+#: Elements whose text :func:`_shown` never counts: what a drawing or a formula does not
+#: draw (:data:`UNDRAWN`, :data:`MATH_ANNOTATIONS`), a ruby's readings, and a formula's
+#: symbols, read one by one ("a i j = a j i ¯"), never prose.
+_UNCOUNTED = frozenset((*UNDRAWN, *MATH_ANNOTATIONS, *RUBY_ANNOTATIONS, "math"))
+
+
+def _shown(element: etree._Element, held: dict[etree._Element, int]) -> tuple[int, int, int]:
+    """The characters :func:`_words_chars` counts in the text ``element`` shows, of those
+    in links, and of all it holds: the hidden elements inside it (keys of ``held``,
+    judged before it) are not shown, and add what they hold; :data:`_UNCOUNTED` is left
+    out. One walk of the elements it shows: nested hidden elements are each read once."""
+    chars = linked = inside = 0
+    stack = [(element, element.tag == "a")]
+    while stack:
+        node, in_link = stack.pop()
+        count = _words_chars(node.text)
+        for child in node:  # those removed already are no children
+            if child in held:
+                inside += held[child]
+            elif isinstance(child.tag, str) and child.tag not in _UNCOUNTED:
+                stack.append((child, in_link or child.tag == "a"))
+            count += _words_chars(child.tail)  # a child's tail is its parent's text
+        chars += count
+        linked += count if in_link else 0
+    return chars, linked, chars + inside
+
+
+def _words_chars(text: str | None) -> int:
+    """The characters of the words of ``text``, a space after each; an ASCII word longer
+    than :data:`LONGEST_WORD` left out (encoded data, a URL; a sentence of Chinese or
+    Japanese, written without spaces, counts)."""
+    if not text:
+        return 0
+    return sum(len(word) + 1 for word in text.split()
+               if len(word) <= LONGEST_WORD or not word.isascii())
 
 
 def _content_in_noscript(root: etree._Element) -> bool:

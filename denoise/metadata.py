@@ -132,11 +132,13 @@ class Metadata:
 
 
 def extract_metadata(page: Page, text: str | None = None) -> Metadata:
-    """The metadata of ``page`` (parsed here, its scripts kept for their JSON-LD);
+    """The metadata of ``page`` (parsed here, its scripts kept for their JSON-LD, its
+    hidden elements for their microdata: search engines read what a page hides);
     ``text``, its main text where the caller has it, tells its language. Raises
     :class:`~denoise.errors.PageError` for a page that cannot be parsed."""
     page = expect_page(page, "extract_metadata")
-    root = parse_html(page.html, page.id, dropped=("style", "noscript", "template"))
+    root = parse_html(page.html, page.id, dropped=("style", "noscript", "template"),
+                      hidden_elements=True)
     return page_metadata(root, page.url, text)
 
 

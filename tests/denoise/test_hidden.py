@@ -97,3 +97,74 @@ def test_hidden_hover_layers_do_not_outweigh_a_short_post():
     out = main_text(html)
     assert STORY in out and "retailers" not in out
 
+
+
+def test_what_a_style_does_not_hide_stays():
+    assert "caption" in text(f'{SHOWN}<div style="backface-visibility: hidden">caption</div>')
+    # the browser's find-in-page shows it
+    assert "answer" in text(f'{SHOWN}<div hidden="until-found">answer</div>')
+
+
+def test_prose_without_spaces_is_prose():
+    zh = ("退货在交付后三十天内免费。请将商品装在原包装盒中\uff0c从订单页面打印标签\uff0c"
+          "然后在任何邮局寄出包裹\uff1b我们收到后五个工作日内退款到您的卡上。") * 4
+    assert zh in text(f'{SHOWN}<div style="display:none"><p>{zh}</p></div>')
+
+
+def test_a_menu_written_without_spaces_is_no_prose():
+    menu = "".join(f'<li><a href="/{n}">Section{n}</a></li>' for n in range(30))
+    assert "Section" not in text(f'{SHOWN}<ul style="display:none">{menu}</ul>')
+
+
+def test_a_page_hidden_until_a_script_shows_it_loses_only_its_menus():
+    article = f"<h1>Harbour news</h1><p>{PROSE}</p><p>{PROSE.upper()}</p>"
+    menu = "".join(f'<li><a href="/{n}">Menu item {n}</a></li>' for n in range(5))
+    page = text(f'<div id="app" style="display:none">{article}<ul hidden>{menu}</ul></div>'
+                f"<p>Loading</p>")
+    assert "Harbour news" in page and PROSE in page and "Menu item" not in page
+
+
+def test_a_part_holding_hidden_panels_stays_with_them():
+    # React streams a product's part in a hidden <div>: its own text is short, its
+    # specification panels are hidden again inside it
+    panel = '<div hidden role="region"><p>Weight: 2 kg</p></div>'
+    part = f'<div hidden id="S:2e"><h2>Specifications</h2>{panel}</div>'
+    assert "Weight: 2 kg" in text(f"{SHOWN}{SHOWN}{part}")
+
+
+def test_a_wrapper_holds_what_its_hidden_parts_hold():
+    # its own text is a heading; its tab, kept as prose, is most of the page
+    tab = f'<div hidden role="tabpanel"><p>{PROSE}</p><p>{PROSE.upper()}</p></div>'
+    page = text(f'<div id="app" style="display:none"><h1>Harbour news</h1>{tab}</div>'
+                f"<p>Loading</p>")
+    assert "Harbour news" in page and PROSE in page
+
+
+def test_what_goes_leaves_the_page_smaller():
+    # eight hidden menus, each under half the page, go one by one; then the wrapper holds
+    # most of what is left
+    menus = "".join('<ul style="display:none">' + "".join(
+        f'<li><a href="/{m}/{n}">Menu {m} item {n}</a></li>' for n in range(7)) + "</ul>"
+        for m in range(8))
+    page = text(f'<div style="display:none"><h1>Harbour news</h1><p>{PROSE[:150]}</p>'
+                f"{menus}</div><p>Loading</p>")
+    assert "Harbour news" in page and "Menu" not in page
+
+
+def test_a_hidden_copy_of_a_formula_goes_and_a_shown_one_stays():
+    # Wikipedia: MathML hidden for screen readers beside the formula's picture
+    formula = ("<math><semantics><mrow>" + "<mi>a</mi><mo>+</mo>" * 60 + "<mi>b</mi></mrow>"
+               "<annotation encoding='application/x-tex'>a+b</annotation></semantics></math>")
+    page = text(f'{SHOWN}<p>so <span style="display: none;">{formula}</span> holds</p>')
+    assert "so holds" in page and "b holds" not in page
+    assert "b holds" in text(f"{SHOWN}<p>so {formula} holds</p>")
+
+
+def test_metadata_reads_what_a_page_hides():
+    # search engines read a page's hidden microdata, and so does its metadata
+    from denoise import Page
+    from denoise.metadata import extract_metadata
+
+    html = (f'<html><body><article>{SHOWN}<div style="display:none">'
+            f'<span itemprop="author">Jane Roe</span></div></article></body></html>')
+    assert extract_metadata(Page(id="p", html=html)).author == "Jane Roe"
