@@ -68,12 +68,16 @@ _DIALOGS = etree.XPath(
     "[not(self::html or self::body)]")
 #: Elements hidden where they stand (:func:`_remove_hidden`): a ``hidden`` attribute or
 #: an inline style of ``display: none`` or ``visibility: hidden``; the page shows them
-#: only when a script or a click does. The path finds the candidates in C, the pattern
-#: confirms a style's (not "overflow: hidden", "list-style: none",
-#: "backface-visibility: hidden").
+#: only when a script or a click does. The path finds the attributes in C (a style's
+#: words written in lower case, upper case or capitalized; looking at every element's
+#: attributes cost as much as the rest of the parse), the pattern confirms a style's
+#: (not "overflow: hidden", "list-style: none", "backface-visibility: hidden").
 _HIDDEN = etree.XPath(
-    "//*[@hidden or contains(translate(@style, 'NOHIDE', 'nohide'), 'none')"
-    " or contains(translate(@style, 'NOHIDE', 'nohide'), 'hidden')][not(self::html or self::body)]")
+    "//@hidden | //@style[contains(., 'none') or contains(., 'hidden') or contains(., 'None')"
+    " or contains(., 'Hidden') or contains(., 'NONE') or contains(., 'HIDDEN')]")
+#: The characters of a page's text, each run of whitespace one: the share of it a hidden
+#: element holds is weighed against this (counted in C; its words are not cut).
+_PAGE_CHARS = etree.XPath("string-length(normalize-space())")
 _HIDDEN_STYLE = re.compile(r"(?<![\w-])(?:display\s*:\s*none|visibility\s*:\s*hidden)",
                            re.IGNORECASE)
 #: Characters of text outside links from which a hidden element is prose (with links
@@ -264,9 +268,11 @@ def _remove_hidden(root: etree._Element) -> None:
     that went are no text of its (a form's error messages are no prose of the form's),
     and one holding hidden parts that stay stays with them (a React part holding the
     panels of a product's specifications)."""
-    hidden = [element for element in _HIDDEN(root)
-              if element.get("hidden") not in (None, "until-found")
-              or _HIDDEN_STYLE.search(element.get("style") or "")]
+    hidden = list(dict.fromkeys(  # in document order, an element once
+        value.getparent() for value in _HIDDEN(root)
+        if (value != "until-found" if value.attrname == "hidden"
+            else _HIDDEN_STYLE.search(value))
+        and value.getparent().tag not in ("html", "body")))
     if not hidden:
         return
     held: dict[etree._Element, int] = dict.fromkeys(hidden, 0)  # the characters each holds
@@ -279,7 +285,7 @@ def _remove_hidden(root: etree._Element) -> None:
                 or (chars - linked >= HIDDEN_PROSE and 2 * linked < chars)):
             continue
         if page < 0:
-            page = _words_chars(" ".join(root.itertext()))
+            page = int(_PAGE_CHARS(root))
         if 2 * held[element] >= page:
             continue
         remove_keeping_tail(element)
@@ -319,8 +325,12 @@ def _words_chars(text: str | None) -> int:
     Japanese, written without spaces, counts)."""
     if not text:
         return 0
-    return sum(len(word) + 1 for word in text.split()
-               if len(word) <= LONGEST_WORD or not word.isascii())
+    words = text.split()
+    count = len("".join(words)) + len(words)  # in C: most texts have no long word
+    if words and max(map(len, words)) > LONGEST_WORD:
+        count -= sum(len(word) + 1 for word in words
+                     if len(word) > LONGEST_WORD and word.isascii())
+    return count
 
 
 def _content_in_noscript(root: etree._Element) -> bool:
