@@ -69,15 +69,12 @@ _DIALOGS = etree.XPath(
 #: Elements hidden where they stand (:func:`_remove_hidden`): a ``hidden`` attribute or
 #: an inline style of ``display: none`` or ``visibility: hidden``; the page shows them
 #: only when a script or a click does. The path finds the attributes in C (a style's
-#: words written in lower case, upper case or capitalized; looking at every element's
-#: attributes cost as much as the rest of the parse), the pattern confirms a style's
+#: words written in lower case, upper case or capitalized; a path over every element's
+#: attributes costs as much as the parse), the pattern confirms a style's
 #: (not "overflow: hidden", "list-style: none", "backface-visibility: hidden").
 _HIDDEN = etree.XPath(
     "//@hidden | //@style[contains(., 'none') or contains(., 'hidden') or contains(., 'None')"
     " or contains(., 'Hidden') or contains(., 'NONE') or contains(., 'HIDDEN')]")
-#: The characters of a page's text, each run of whitespace one: the share of it a hidden
-#: element holds is weighed against this (counted in C; its words are not cut).
-_PAGE_CHARS = etree.XPath("string-length(normalize-space())")
 _HIDDEN_STYLE = re.compile(r"(?<![\w-])(?:display\s*:\s*none|visibility\s*:\s*hidden)",
                            re.IGNORECASE)
 #: Characters of text outside links from which a hidden element is prose (with links
@@ -270,13 +267,13 @@ def _remove_hidden(root: etree._Element) -> None:
     panels of a product's specifications)."""
     hidden = list(dict.fromkeys(  # in document order, an element once
         value.getparent() for value in _HIDDEN(root)
-        if (value != "until-found" if value.attrname == "hidden"
+        if (value.strip().lower() != "until-found" if value.attrname == "hidden"
             else _HIDDEN_STYLE.search(value))
         and value.getparent().tag not in ("html", "body")))
     if not hidden:
         return
     held: dict[etree._Element, int] = dict.fromkeys(hidden, 0)  # the characters each holds
-    page = -1  # the page's characters, counted when first needed
+    page = -1  # the page's characters as _shown counts them, counted when first needed
     for element in reversed(hidden):
         chars, linked, held[element] = _shown(element, held)
         if (held[element] > chars  # hidden parts kept inside it would go with it
@@ -284,25 +281,43 @@ def _remove_hidden(root: etree._Element) -> None:
                 or element.get("aria-labelledby") is not None
                 or (chars - linked >= HIDDEN_PROSE and 2 * linked < chars)):
             continue
-        if page < 0:
-            page = int(_PAGE_CHARS(root))
-        if 2 * held[element] >= page:
-            continue
+        if chars:  # (an empty one goes without counting the page)
+            if page < 0:
+                page = _page_chars(root)
+            if 2 * chars >= page:
+                continue
+            page -= chars
         remove_keeping_tail(element)
-        page -= held[element]
 
 
 #: Elements whose text :func:`_shown` never counts: what a drawing or a formula does not
-#: draw (:data:`UNDRAWN`, :data:`MATH_ANNOTATIONS`), a ruby's readings, and a formula's
-#: symbols, read one by one ("a i j = a j i ¯"), never prose.
-_UNCOUNTED = frozenset((*UNDRAWN, *MATH_ANNOTATIONS, *RUBY_ANNOTATIONS, "math"))
+#: draw (:data:`UNDRAWN`, :data:`MATH_ANNOTATIONS`), a ruby's readings, a formula's
+#: symbols, read one by one ("a i j = a j i ¯"), never prose; and styles, which one of
+#: the parses keeps (:func:`denoise.render.shaded_html`): both must remove the same
+#: elements.
+_UNCOUNTED = frozenset((*UNDRAWN, *MATH_ANNOTATIONS, *RUBY_ANNOTATIONS, "math", "style"))
+
+
+def _page_chars(root: etree._Element) -> int:
+    """The characters of the page's body as :func:`_shown` counts them (its
+    :data:`_UNCOUNTED` elements left out): what half the page is."""
+    body = root.find("body")
+    body = root if body is None else body
+    chars = _words_chars(" ".join(body.itertext()))
+    left_out: set[etree._Element] = set()
+    for element in body.iter(*_UNCOUNTED):
+        if not any(parent in left_out for parent in element.iterancestors()):
+            left_out.add(element)
+            chars -= _words_chars(" ".join(element.itertext()))
+    return chars
 
 
 def _shown(element: etree._Element, held: dict[etree._Element, int]) -> tuple[int, int, int]:
     """The characters :func:`_words_chars` counts in the text ``element`` shows, of those
-    in links, and of all it holds: the hidden elements inside it (keys of ``held``,
-    judged before it) are not shown, and add what they hold; :data:`_UNCOUNTED` is left
-    out. One walk of the elements it shows: nested hidden elements are each read once."""
+    in links, and of what it holds with the hidden elements kept inside it (keys of
+    ``held``, judged before it: not shown, they add what they hold); :data:`_UNCOUNTED`
+    is left out. One walk of the elements it shows: nested hidden elements are each
+    read once."""
     chars = linked = inside = 0
     stack = [(element, element.tag == "a")]
     while stack:
