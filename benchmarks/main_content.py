@@ -221,10 +221,14 @@ class Tally:
     failures: int = 0
     empty: int = 0
     seconds: float = 0.0
-    snippets: SnippetCounts = field(default_factory=SnippetCounts)
     page_snippets: list[SnippetCounts] = field(default_factory=list)
     shingle_scores: list[ShingleScore] = field(default_factory=list)
     errors: Counter[str] = field(default_factory=Counter)
+
+    @property
+    def snippets(self) -> SnippetCounts:
+        """The pages' snippet counts, pooled."""
+        return sum(self.page_snippets, SnippetCounts())
 
     def f1_p_r(self) -> tuple[float, float, float]:
         """The set's headline F1, P, R: pooled snippets, or per-page mean of shingles."""
@@ -305,7 +309,6 @@ def benchmark(
                                       "error": error}
             if gold is None:
                 counts = count_snippets(output, page.keep, page.drop)
-                tally.snippets += counts
                 tally.page_snippets.append(counts)
                 record.update(tp=counts.tp, fp=counts.fp, fn=counts.fn, tn=counts.tn)
             else:

@@ -28,9 +28,7 @@ SnippetCounts = sys.modules["content_scoring"].SnippetCounts
 def _snippet_tally(pages: list[tuple[int, int, int]]) -> object:
     tally = Tally()
     for tp, fp, fn in pages:
-        counts = SnippetCounts(tp, fp, fn, 0)
-        tally.snippets += counts
-        tally.page_snippets.append(counts)
+        tally.page_snippets.append(SnippetCounts(tp, fp, fn, 0))
     return tally
 
 
