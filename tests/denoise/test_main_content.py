@@ -593,6 +593,50 @@ def test_no_page_loses_its_first_paragraph():
     assert text.index(STORY.strip()) < text.index(SECOND.strip())
 
 
+STANDFIRST = ("Repairs to the old stone pier will start in spring, and the keeper's cottage "
+              "is to become a small museum of the harbour's history.")
+FUND = ("The works are paid for by the port's reserve fund and a grant from the region, so "
+        "that no harbour fee has to rise this year or the next.")
+
+
+def standfirst_page(title: str = "<h1>Harbour council backs lighthouse budget</h1>",
+                    head: str = "", body: str = "story-body") -> Page:
+    """A news page whose standfirst sits with the title, above the body's container,
+    which shares its columns with a box of links."""
+    most_read = ("<aside><h3>Most read</h3><ul>" + "".join(
+        f'<li><a href="/{i}">Ferry timetable change number {i} announced</a></li>'
+        for i in range(8)) + "</ul></aside>")
+    return page(f'<div class="story"><div class="story-head">{title}<p class="standfirst">'
+                f'{STANDFIRST}</p>{head}</div><div class="columns"><div class="{body}">'
+                f"<p>{STORY}</p><p>{SECOND}</p><p>{FUND}</p><p>{STORY}</p></div>"
+                f"{most_read}</div></div>", "standfirst.html")
+
+
+def test_the_standfirst_beside_the_title_is_the_article_s_first_paragraph():
+    item = standfirst_page()
+    assert STANDFIRST not in main_text(item, lead=False)  # the region: the body alone
+    text = main_text(item)
+    assert text.index(STANDFIRST) < text.index(STORY.strip()) and "Most read" not in text
+
+
+def test_a_byline_or_a_linked_offer_beside_the_title_is_no_lead():
+    offer = ('<p><a href="/subscribe">Subscribe to the Harbour Post and read every story of '
+             "the harbour towns for one pound a week</a></p>")
+    text = main_text(standfirst_page(head=f"<p>By Ann Reporter, harbour correspondent</p>"
+                                          f"{offer}"))
+    assert STANDFIRST in text and "Ann Reporter" not in text and "Subscribe" not in text
+
+
+@pytest.mark.parametrize("title", ["", "<h2>Harbour council backs lighthouse budget</h2>"])
+def test_text_before_the_body_under_no_h1_is_no_lead(title):
+    assert STANDFIRST not in main_text(standfirst_page(title))
+
+
+def test_the_lead_does_not_turn_an_opinion_body_named_comment_into_comments():
+    text = main_text(standfirst_page(body="content content--comment"))
+    assert STANDFIRST in text and FUND in text
+
+
 def test_a_listing_keeps_its_items():
     items = [("Lighthouse budget approved", "The council voted to repair the pier."),
              ("Ferry timetable changes", "Summer sailings start two weeks earlier."),
