@@ -315,14 +315,17 @@ without its source):
    is the article's first paragraph, and step 4's region, the body's container, left
    it out ("The German capital has launched a five-year project...", then the body).
    The blocks kept before the region and after the page's last ``<h1>`` before it, each
-   holding :data:`RELATED_PROSE` characters of its own outside links, come back, unless
-   the text finally kept begins before them (a listing's items). Last: step 9 would
-   otherwise read the lead as the paragraph kept outside an opinion article's body
-   named "comment", and drop the body. Held out: trafilatura's set 92.16 -> 92.69,
-   WCXB +0.15 (services +0.67, collections +0.73, products -0.14), CleanEval +0.03 and
-   +0.02, chaos +0.04, the news sites +0.02, Dragnet -0.04 (a blog's description under
+   holding :data:`RELATED_PROSE` characters of its own outside links there, come back,
+   unless the region keeps an ``<h1>`` before its first such block (the region opens
+   with the article's title, and the ``<h1>`` above is the site's name over its teasers
+   or its description) or the text finally kept begins before them (a listing's items).
+   A lead the body repeats is given once (step 5). Last: step 9 would otherwise read
+   the lead as the paragraph kept outside an opinion article's body named "comment",
+   and drop the body. Held out: trafilatura's set 92.16 -> 92.69,
+   WCXB +0.15 (services +0.67, collections +0.73, products -0.12), CleanEval +0.03 and
+   +0.01, chaos +0.03, the news sites +0.01, Dragnet -0.03 (a blog's description under
    the blog's name in an ``<h1>``), readability's set -0.10 (its gold, Mozilla
-   readability's output, leaves standfirsts out); 172 pages better, 150 worse. Four
+   readability's output, leaves standfirsts out); 166 pages better, 145 worse. Four
    guarded forms (``<p>`` blocks only; the nearest block only; not when the region opens
    with a heading of its own before its first paragraph; only under an ``<h1>`` that
    begins the ``<title>``) lost fewer pages but gained less; every set's choice on the
@@ -504,9 +507,11 @@ class MainContentExtractor:
     related : drop the sections a heading or a line of their own announces as other
         articles, the author's box or readers' comments ("Related posts", "Mehr zum
         Thema", "About the author", "Leave a reply"; step 11).
-    lead : keep the article's lead that step 4's region left out: the paragraphs kept
-        between the page's title (its last ``<h1>`` before the region) and the region
-        (step 12).
+    lead : keep the article's lead that step 4's region left out (with ``one_region``):
+        the blocks kept between the page's title (its last ``<h1>`` before the region)
+        and the region, each of :data:`RELATED_PROSE` characters or more of its own
+        outside links there, when the region keeps no ``<h1>`` and the text finally kept
+        begins after them (step 12).
     listing_model : tells a listing from an article (:mod:`denoise.listing`): when it
         says the page's items reading is the better, that reading is taken (step 8);
         None never.
@@ -616,7 +621,7 @@ class MainContentExtractor:
         """:meth:`kept_chunks`, and whether the page fell back to the blocks that look
         least like boilerplate (every block scored as boilerplate, or all the text
         below the threshold was links)."""
-        keep, fallback, lead = self._read(scores)
+        keep, fallback, lead = self._read(scores, with_lead=self.lead)
         if self.listing_model is not None:
             items = self.items_reading(scores, keep)
             if items is not None and self.listing_model.is_listing(
@@ -628,8 +633,12 @@ class MainContentExtractor:
             keep = _without_labels(scores.features.blocks, keep)
         if self.related and keep.any():
             keep = _without_related(scores.features.blocks, keep)
-        if lead.any() and keep.any() and not lead[int(np.argmax(keep)):].any():
-            keep = keep | lead  # step 12, last: steps 9 to 11 read what precedes the region
+        # step 12, last: steps 9 to 11 read what precedes the region (a keep of nothing
+        # begins at 0, so it never takes a lead)
+        if lead.any() and not lead[int(np.argmax(keep)):].any():
+            keep = keep | lead
+            if self.once:  # a lead the body repeats is given once
+                keep = _without_copies(scores.features, keep)
         return keep, fallback
 
     def items_reading(self, scores: PageScores, keep: np.ndarray,
@@ -655,9 +664,10 @@ class MainContentExtractor:
         keep, fallback, _ = self._read(scores)
         return keep, fallback
 
-    def _read(self, scores: PageScores) -> tuple[np.ndarray, bool, np.ndarray]:
+    def _read(self, scores: PageScores, *, with_lead: bool = False,
+              ) -> tuple[np.ndarray, bool, np.ndarray]:
         """:meth:`reading`, and per chunk the article's lead its region step left out
-        (step 12; none when :attr:`lead` is off)."""
+        (step 12; none but ``with_lead`` and with :attr:`one_region`)."""
         features = scores.features
         blocks = features.blocks
         lead = np.zeros(len(blocks.chunk_block), dtype=bool)
@@ -699,7 +709,7 @@ class MainContentExtractor:
             keep = keep & ~linky if (keep & ~linky).any() else keep
         if self.one_region and keep.any():
             region = _in_one_region(scores, keep, self.spread)
-            if self.lead:
+            if with_lead:
                 lead = _lead(blocks, keep, region)
             keep = region
         if self.one_article and keep.any():
@@ -981,7 +991,8 @@ _LINE_RANK = 7
 #: between two paragraphs), and one must come before the head (a listing's "Trending"
 #: items are no section after an article). A teaser's blurb or "If you found this
 #: helpful, check out..." is shorter. Step 3 reads a paywall's block by it too (in all
-#: its text): one holding such a paragraph is the article behind the wall.
+#: its text): one holding such a paragraph is the article behind the wall; and step 12
+#: a lead's blocks (of their own text).
 RELATED_PROSE = 100
 
 
@@ -1282,16 +1293,23 @@ def _kept_own_chars(blocks: PageBlocks, keep: np.ndarray) -> np.ndarray:
                        minlength=len(blocks))
 
 
+def _in_long_blocks(blocks: PageBlocks, keep: np.ndarray, least: int,
+                    counted: np.ndarray | None = None) -> np.ndarray:
+    """Per chunk: kept, in a block holding ``least`` or more characters of its own
+    text that ``counted`` (default ``keep``) keeps."""
+    owner = blocks.chunk_block
+    own = _kept_own_chars(blocks, keep if counted is None else counted)
+    return keep & (owner >= 0) & (own[np.maximum(owner, 0)] >= least)
+
+
 def _without_tail(blocks: PageBlocks, keep: np.ndarray, least: int) -> np.ndarray:
     """``keep`` less the kept text after its last block of ``least`` kept characters,
     when that text is under a quarter of what is kept."""
     chars = blocks.chunk_chars() * keep
-    owner = blocks.chunk_block
-    per_block = _kept_own_chars(blocks, keep)
-    long = np.flatnonzero(keep & (owner >= 0) & (per_block[np.maximum(owner, 0)] >= least))
+    long = np.flatnonzero(_in_long_blocks(blocks, keep, least))
     if not len(long):
         return keep
-    end = int(blocks.spans[owner[long[-1]], 1])
+    end = int(blocks.spans[blocks.chunk_block[long[-1]], 1])
     after = int(chars[end:].sum())
     if not after or after * 4 >= int(chars.sum()):
         return keep
@@ -1367,22 +1385,27 @@ def _in_one_region(scores: PageScores, keep: np.ndarray, spread: float) -> np.nd
 def _lead(blocks: PageBlocks, before: np.ndarray, region: np.ndarray) -> np.ndarray:
     """Per chunk: the article's lead that step 4 left out of its ``region`` (``before``:
     what the step was given), step 12: the blocks kept between the page's last ``<h1>``
-    before the region and the region, each holding :data:`RELATED_PROSE` characters of
-    its own outside links. None when the region begins before every ``<h1>``."""
+    ending before the region and the region, each holding :data:`RELATED_PROSE`
+    characters of its own outside links there. None when no ``<h1>`` ends before the
+    region, or when the region keeps one before its first such block: the region opens
+    with the article's title, and the ``<h1>`` before it is the site's name, above its
+    teasers or its description (an ``<h1>`` further down is a section's, as some
+    sites mark them)."""
     lead = np.zeros(len(before), dtype=bool)
-    if not region.any():
+    titles = blocks.has_tag(TITLES)
+    prose = np.flatnonzero(_in_long_blocks(blocks, region, RELATED_PROSE,
+                                           region & ~blocks.chunk_in_link))
+    if not len(prose) or (region & blocks.covered(titles))[:prose[0]].any():
         return lead
     first = int(np.argmax(region))
-    titles = np.flatnonzero(blocks.has_tag(TITLES))
-    titles = titles[blocks.spans[titles, 1] <= first]
-    if not len(titles):
+    ends = blocks.spans[titles, 1]
+    ends = ends[ends <= first]
+    if not len(ends):
         return lead
-    start = int(blocks.spans[titles[-1], 1])
-    owner = blocks.chunk_block[start:first]
-    prose = _kept_own_chars(blocks, before & ~blocks.chunk_in_link)
-    lead[start:first] = (before[start:first] & (owner >= 0)
-                         & (prose[np.maximum(owner, 0)] >= RELATED_PROSE))
-    return lead
+    between = np.zeros(len(before), dtype=bool)
+    between[int(ends.max()):first] = True
+    lead = before & between
+    return _in_long_blocks(blocks, lead, RELATED_PROSE, lead & ~blocks.chunk_in_link)
 
 
 def _block_chars(blocks: PageBlocks) -> np.ndarray:

@@ -599,17 +599,21 @@ FUND = ("The works are paid for by the port's reserve fund and a grant from the 
         "that no harbour fee has to rise this year or the next.")
 
 
-def standfirst_page(title: str = "<h1>Harbour council backs lighthouse budget</h1>",
-                    head: str = "", body: str = "story-body") -> Page:
-    """A news page whose standfirst sits with the title, above the body's container,
-    which shares its columns with a box of links."""
-    most_read = ("<aside><h3>Most read</h3><ul>" + "".join(
+def most_read(links: int = 8) -> str:
+    return ("<aside><h3>Most read</h3><ul>" + "".join(
         f'<li><a href="/{i}">Ferry timetable change number {i} announced</a></li>'
-        for i in range(8)) + "</ul></aside>")
+        for i in range(links)) + "</ul></aside>")
+
+
+def standfirst_page(title: str = "<h1>Harbour council backs lighthouse budget</h1>",
+                    head: str = "", body: str = "story-body", lead: str = STANDFIRST,
+                    links: int = 8, opening: str = "") -> Page:
+    """A news page whose standfirst sits with the title, above the body's container
+    (which may open with ``opening``), beside a box of links."""
     return page(f'<div class="story"><div class="story-head">{title}<p class="standfirst">'
-                f'{STANDFIRST}</p>{head}</div><div class="columns"><div class="{body}">'
+                f'{lead}</p>{head}</div><div class="columns"><div class="{body}">{opening}'
                 f"<p>{STORY}</p><p>{SECOND}</p><p>{FUND}</p><p>{STORY}</p></div>"
-                f"{most_read}</div></div>", "standfirst.html")
+                f"{most_read(links)}</div></div>", "standfirst.html")
 
 
 def test_the_standfirst_beside_the_title_is_the_article_s_first_paragraph():
@@ -635,6 +639,44 @@ def test_text_before_the_body_under_no_h1_is_no_lead(title):
 def test_the_lead_does_not_turn_an_opinion_body_named_comment_into_comments():
     text = main_text(standfirst_page(body="content content--comment"))
     assert STANDFIRST in text and FUND in text
+
+
+def test_a_half_linked_paragraph_beside_the_title_is_no_lead():
+    half = ('<p>The council met in the old town hall on Tuesday evening. <a href="/live">'
+            "Follow the whole debate as it happened in our live blog</a></p>")
+    text = main_text(standfirst_page(head=half, links=40))
+    assert STANDFIRST in text and "old town hall" not in text
+
+
+def test_a_lead_the_body_repeats_is_given_once():
+    lead = f"{STANDFIRST} {FUND}"
+    assert len(lead) >= COPY_CHARS
+    item = standfirst_page(lead=lead, links=40, opening=f"<p>{lead}</p>")
+    assert main_text(item).count(lead) == 1
+
+
+def test_the_site_s_name_over_teasers_is_no_title_of_the_article():
+    teasers = "".join(
+        f'<div class="teaser"><h3><a href="/t{i}">Ferry story {i}</a></h3><p>The ferry '
+        f"company says summer timetable number {i} adds two sailings a day from the "
+        "harbour to the islands.</p></div>" for i in range(6))
+    body = (f"<h1>Harbour council backs lighthouse budget</h1><p>{STORY}</p><p>{SECOND}</p>"
+            f"<p>{FUND}</p><p>{STORY}</p><p>{SECOND}</p>")
+    item = page(f'<div class="masthead"><h1>Harbour Post</h1></div><div class="featured">'
+                f'{teasers}</div><div class="columns"><div class="story-body">{body}</div>'
+                f"{most_read(40)}</div>", "teasers.html")
+    text = main_text(item)
+    assert FUND in text and "summer timetable" not in text
+
+
+def test_a_line_beside_the_title_is_no_lead_for_the_text_after_the_body():
+    item = page('<div class="story"><h1>Harbour council backs lighthouse budget</h1>By Ann '
+                f'Reporter, harbour correspondent<div class="columns"><div class="story-body">'
+                f"<p>{STORY}</p><p>{SECOND}</p><p>{FUND}</p><p>{STORY}</p></div>{most_read()}"
+                "</div>Reporting by the harbour desk; corrections to the editor please, by "
+                "letter.</div>", "byline.html")
+    text = main_text(item)
+    assert FUND in text and "Ann Reporter" not in text
 
 
 def test_a_listing_keeps_its_items():
