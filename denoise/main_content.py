@@ -314,22 +314,23 @@ without its source):
 12. The lead (``lead``): a standfirst set beside the title, above the body's container,
    is the article's first paragraph, and step 4's region, the body's container, left
    it out ("The German capital has launched a five-year project...", then the body).
-   The blocks kept before the region and after the page's last ``<h1>`` before it, each
-   holding :data:`RELATED_PROSE` characters of its own outside links there, come back,
-   unless the region keeps an ``<h1>`` before its first such block (the region opens
-   with the article's title, and the ``<h1>`` above is the site's name over its teasers
-   or its description) or the text finally kept begins before them (a listing's items).
-   A lead the body repeats is given once (step 5). Last: step 9 would otherwise read
-   the lead as the paragraph kept outside an opinion article's body named "comment",
-   and drop the body. Held out: trafilatura's set 92.16 -> 92.69,
-   WCXB +0.15 (services +0.67, collections +0.73, products -0.12), CleanEval +0.03 and
+   The blocks kept before the region and after the page's last ``<h1>`` ending before
+   it, each holding :data:`RELATED_PROSE` characters of its own outside links there,
+   come back, unless the region keeps an ``<h1>`` before its first such block (the
+   region opens with the article's title, and the ``<h1>`` above is the site's name
+   over its teasers or its description; an ``<h1>`` further down is a section's, as two
+   news sites mark them) or the text finally kept begins before them (a listing's
+   items). With ``once``, a lead the body repeats is given once (step 5). Last: step 9
+   would otherwise read the lead as the paragraph kept outside an opinion article's
+   body named "comment", and drop the body. Held out: trafilatura's set 92.16 -> 92.69,
+   WCXB +0.15 (services +0.67, collections +0.73, products -0.12), CleanEval +0.04 and
    +0.01, chaos +0.03, the news sites +0.01, Dragnet -0.03 (a blog's description under
    the blog's name in an ``<h1>``), readability's set -0.10 (its gold, Mozilla
    readability's output, leaves standfirsts out); 166 pages better, 145 worse. Four
-   guarded forms (``<p>`` blocks only; the nearest block only; not when the region opens
-   with a heading of its own before its first paragraph; only under an ``<h1>`` that
-   begins the ``<title>``) lost fewer pages but gained less; every set's choice on the
-   other sets is a form of the rule, never none.
+   guarded forms (``<p>`` blocks only; the nearest block only; not when the region
+   opens with a heading; only under an ``<h1>`` that begins the ``<title>``) lost fewer
+   pages but gained less; every set's choice on the other sets is the rule without
+   the region's ``<h1>`` guard or one of those forms, never none.
 
 The parameters live in the main-content model's header
 (:data:`corpora.train_main_content.PARAMS`); how they were chosen, each source's
@@ -508,10 +509,10 @@ class MainContentExtractor:
         articles, the author's box or readers' comments ("Related posts", "Mehr zum
         Thema", "About the author", "Leave a reply"; step 11).
     lead : keep the article's lead that step 4's region left out (with ``one_region``):
-        the blocks kept between the page's title (its last ``<h1>`` before the region)
-        and the region, each of :data:`RELATED_PROSE` characters or more of its own
-        outside links there, when the region keeps no ``<h1>`` and the text finally kept
-        begins after them (step 12).
+        the blocks kept between the page's title (its last ``<h1>`` ending before the
+        region) and the region, each of :data:`RELATED_PROSE` characters or more of its
+        own outside links there, when the region keeps no ``<h1>`` before its first such
+        block and the text finally kept begins after them (step 12).
     listing_model : tells a listing from an article (:mod:`denoise.listing`): when it
         says the page's items reading is the better, that reading is taken (step 8);
         None never.
@@ -992,7 +993,8 @@ _LINE_RANK = 7
 #: items are no section after an article). A teaser's blurb or "If you found this
 #: helpful, check out..." is shorter. Step 3 reads a paywall's block by it too (in all
 #: its text): one holding such a paragraph is the article behind the wall; and step 12
-#: a lead's blocks (of their own text).
+#: a lead's blocks, and the region's first block the article's title must come after
+#: (of their own text outside links).
 RELATED_PROSE = 100
 
 
@@ -1395,7 +1397,8 @@ def _lead(blocks: PageBlocks, before: np.ndarray, region: np.ndarray) -> np.ndar
     titles = blocks.has_tag(TITLES)
     prose = np.flatnonzero(_in_long_blocks(blocks, region, RELATED_PROSE,
                                            region & ~blocks.chunk_in_link))
-    if not len(prose) or (region & blocks.covered(titles))[:prose[0]].any():
+    opening = prose[0] if len(prose) else len(region)  # a body of short paragraphs: all
+    if (region & blocks.covered(titles))[:opening].any():
         return lead
     first = int(np.argmax(region))
     ends = blocks.spans[titles, 1]

@@ -607,12 +607,14 @@ def most_read(links: int = 8) -> str:
 
 def standfirst_page(title: str = "<h1>Harbour council backs lighthouse budget</h1>",
                     head: str = "", body: str = "story-body", lead: str = STANDFIRST,
-                    links: int = 8, opening: str = "") -> Page:
+                    links: int = 8, opening: str = "",
+                    paragraphs: tuple[str, ...] = (STORY, SECOND, FUND, STORY)) -> Page:
     """A news page whose standfirst sits with the title, above the body's container
-    (which may open with ``opening``), beside a box of links."""
+    (its ``paragraphs``, after ``opening``), beside a box of links."""
+    text = "".join(f"<p>{paragraph}</p>" for paragraph in paragraphs)
     return page(f'<div class="story"><div class="story-head">{title}<p class="standfirst">'
                 f'{lead}</p>{head}</div><div class="columns"><div class="{body}">{opening}'
-                f"<p>{STORY}</p><p>{SECOND}</p><p>{FUND}</p><p>{STORY}</p></div>"
+                f"{text}</div>"
                 f"{most_read(links)}</div></div>", "standfirst.html")
 
 
@@ -646,6 +648,16 @@ def test_a_half_linked_paragraph_beside_the_title_is_no_lead():
             "Follow the whole debate as it happened in our live blog</a></p>")
     text = main_text(standfirst_page(head=half, links=40))
     assert STANDFIRST in text and "old town hall" not in text
+
+
+def test_a_body_with_a_section_s_h1_keeps_its_lead():
+    item = standfirst_page(links=40, opening=f"<p>{STORY}</p><h1>The vote</h1>")
+    assert STANDFIRST in main_text(item)
+
+
+def test_a_body_of_short_paragraphs_keeps_its_lead():
+    lines = tuple(f"Line {i} of the council's notes on the old stone pier." for i in range(12))
+    assert STANDFIRST in main_text(standfirst_page(links=40, paragraphs=lines))
 
 
 def test_a_lead_the_body_repeats_is_given_once():
