@@ -81,7 +81,8 @@ from denoise.validation import site_family
 #: ``related`` on (step 11): no set lower, every set's choice on the others;
 #: trafilatura's set +0.11 (its words partly read on that set's pages), chaos +0.11,
 #: the mean 90.86 -> 90.89. ``lead`` on (step 12): every set's choice on the others
-#: (the lead rule as shipped or one of four guarded forms of it, never none);
+#: (the rule without the region's ``<h1>`` guard, or one of four guarded forms of it;
+#: never none);
 #: trafilatura's set 92.16 -> 92.69, WCXB +0.15, readability's set -0.10 (its gold,
 #: Mozilla readability's output, leaves standfirsts out), Dragnet -0.03 (a blog's
 #: description under its name's ``<h1>``), the mean 91.04 -> 91.11.
