@@ -1395,15 +1395,15 @@ def _lead(blocks: PageBlocks, before: np.ndarray, region: np.ndarray) -> np.ndar
     sites mark them)."""
     lead = np.zeros(len(before), dtype=bool)
     titles = blocks.has_tag(TITLES)
+    first = int(np.argmax(region))
+    ends = blocks.spans[titles, 1]
+    ends = ends[ends <= first]
+    if not region.any() or not len(ends):
+        return lead
     prose = np.flatnonzero(_in_long_blocks(blocks, region, RELATED_PROSE,
                                            region & ~blocks.chunk_in_link))
     opening = prose[0] if len(prose) else len(region)  # a body of short paragraphs: all
     if (region & blocks.covered(titles))[:opening].any():
-        return lead
-    first = int(np.argmax(region))
-    ends = blocks.spans[titles, 1]
-    ends = ends[ends <= first]
-    if not len(ends):
         return lead
     between = np.zeros(len(before), dtype=bool)
     between[int(ends.max()):first] = True

@@ -667,13 +667,16 @@ def test_a_lead_the_body_repeats_is_given_once():
     assert main_text(item).count(lead) == 1
 
 
-def test_the_site_s_name_over_teasers_is_no_title_of_the_article():
+@pytest.mark.parametrize("byline", [  # the second: 100 characters with its link only
+    "", '<p>By Ann Reporter, who has covered the harbour council <a href="/staff/ann">'
+        "for the Harbour Post since the storms of 2019</a>, on the quay</p>"])
+def test_the_site_s_name_over_teasers_is_no_title_of_the_article(byline):
     teasers = "".join(
         f'<div class="teaser"><h3><a href="/t{i}">Ferry story {i}</a></h3><p>The ferry '
         f"company says summer timetable number {i} adds two sailings a day from the "
         "harbour to the islands.</p></div>" for i in range(6))
-    body = (f"<h1>Harbour council backs lighthouse budget</h1><p>{STORY}</p><p>{SECOND}</p>"
-            f"<p>{FUND}</p><p>{STORY}</p><p>{SECOND}</p>")
+    body = (f"{byline}<h1>Harbour council backs lighthouse budget</h1><p>{STORY}</p>"
+            f"<p>{SECOND}</p><p>{FUND}</p><p>{STORY}</p><p>{SECOND}</p>")
     item = page(f'<div class="masthead"><h1>Harbour Post</h1></div><div class="featured">'
                 f'{teasers}</div><div class="columns"><div class="story-body">{body}</div>'
                 f"{most_read(40)}</div>", "teasers.html")
