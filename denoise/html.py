@@ -202,13 +202,12 @@ def parse_html(html: str, source: str = "<html>", *, ids: bool = False,
     module notes). The elements named in ``dropped``, modal dialogs, the dialogs and
     popovers HTML hides until shown (:data:`_DIALOGS`) and, unless ``hidden_elements``,
     the hidden elements that are no prose (:func:`_remove_hidden`) are removed with their
-    content,
-    and an ``<iframe>`` is emptied: the parser reads its content as text (the fallback of
-    browsers without frames, or an ad's script written out), which no browser shows. So
-    is the text SVG drawings never draw in place (:data:`UNDRAWN`), a ruby's readings
-    (:data:`RUBY_ANNOTATIONS`) and a formula's other encodings (:data:`MATH_ANNOTATIONS`),
-    unless ``undrawn_text``; the elements stay, and this comes last, so a page parsed
-    either way has the same elements.
+    content, and an ``<iframe>`` is emptied: the parser reads its content as text (the
+    fallback of browsers without frames, or an ad's script written out), which no
+    browser shows. So is the text SVG drawings never draw in place (:data:`UNDRAWN`), a
+    ruby's readings (:data:`RUBY_ANNOTATIONS`) and a formula's other encodings
+    (:data:`MATH_ANNOTATIONS`), unless ``undrawn_text``; the elements stay, and this comes
+    last, so a page parsed either way has the same elements.
 
     The text is handed to lxml as UTF-8 bytes so that an XML declaration in the page
     (common on XHTML sites) cannot make lxml refuse a ``str``.
