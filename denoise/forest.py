@@ -149,7 +149,11 @@ def forest_proba(forest: dict[str, np.ndarray], X: np.ndarray) -> np.ndarray:
 
 
 def forest_proba_python(forest: dict[str, np.ndarray], X: np.ndarray) -> np.ndarray:
-    """Mean leaf probability over the trees, all trees and rows stepped together."""
+    """Mean leaf probability over the trees, all trees and rows stepped together: the
+    compiled walk's twin to the bit. Rows are read as float32, as scikit-learn and the
+    compiled walk read them (a float64 value just above a threshold can round onto it
+    and go left), and leaf values as float32, summed tree by tree in the roots' order."""
+    X = np.asarray(X, dtype=np.float32)
     feature, threshold = forest["feature"], forest["threshold"]
     left, right = forest["left"], forest["right"]
     node = np.repeat(forest["roots"][:, None], len(X), axis=1)
@@ -158,4 +162,8 @@ def forest_proba_python(forest: dict[str, np.ndarray], X: np.ndarray) -> np.ndar
         feat = feature[node]
         go_left = X[rows, np.maximum(feat, 0)] <= threshold[node]
         node = np.where(go_left, left[node], right[node])
-    return forest["value"][node].mean(axis=0).astype(np.float64)
+    values = forest["value"].astype(np.float32).astype(np.float64)[node]
+    total = np.zeros(len(X), dtype=np.float64)
+    for tree in values:  # in order, as the compiled walk adds them
+        total += tree
+    return total / len(values) if len(values) else total

@@ -378,8 +378,10 @@ def test_crafted_forests_are_refused_before_any_walk(make, saved_forest, tmp_pat
 # --- compiled and Python scoring paths -------------------------------------------------------
 
 
-def test_compiled_forest_walk_handles_stumps_and_any_row_count():
-    forest = {  # tree 0: a lone leaf; tree 1: one split on feature 1 at 0.5
+def _stump_forest() -> dict[str, np.ndarray]:
+    """Tree 0: a lone leaf (0.25); tree 1: one split on feature 1 at 0.5 (0.0 left, 1.0
+    right)."""
+    return {
         "feature": np.array([-1, 1, -1, -1], dtype=np.int32),
         "threshold": np.array([-2.0, 0.5, -2.0, -2.0]),
         "left": np.array([0, 2, 2, 3], dtype=np.int32),
@@ -388,12 +390,36 @@ def test_compiled_forest_walk_handles_stumps_and_any_row_count():
         "roots": np.array([0, 1], dtype=np.int32),
         "depth": np.array([2], dtype=np.int32),
     }
+
+
+def test_compiled_forest_walk_handles_stumps_and_any_row_count():
+    forest = _stump_forest()
     for rows in (0, 1, 7, 8, 9, 17):
         X = np.zeros((rows, 2), dtype=np.float32)
         X[::2, 1] = 1.0
         want = np.where(X[:, 1] > 0.5, 0.625, 0.125)
         np.testing.assert_allclose(forest_proba(dict(forest), X), want, rtol=1e-6)
         np.testing.assert_allclose(forest_proba_python(dict(forest), X), want, rtol=1e-6)
+
+
+def test_the_python_walk_reads_rows_as_the_compiled_walk_does():
+    """A float64 value just above a threshold is at it in float32 (scikit-learn's and the
+    compiled walk's reading): both walks send it left and give the same bits."""
+    from sklearn.ensemble import RandomForestClassifier
+
+    forest = _stump_forest()
+    X = np.array([[0.0, 0.5 + 1e-12], [0.0, 0.5001]])
+    np.testing.assert_array_equal(forest_proba_python(dict(forest), X), [0.125, 0.625])
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(300, 6))
+    y = (X[:, 0] + X[:, 1] * X[:, 2] > 0).astype(int)
+    fitted = RandomForestClassifier(n_estimators=9, random_state=0).fit(X, y)
+    rows = np.concatenate((X, X + 1e-9))  # some of them a hair past a threshold
+    flat = flatten_forest(fitted)
+    np.testing.assert_array_equal(forest_proba_python(dict(flat), rows),
+                                  forest_proba(dict(flat), rows))
+    np.testing.assert_allclose(forest_proba_python(dict(flat), rows),
+                               fitted.predict_proba(rows)[:, 1], rtol=1e-6)
 
 
 def test_word_table_gives_the_vocabulary_dicts_indices():
