@@ -881,9 +881,7 @@ def test_a_short_listing_is_read_a_third_time_with_every_block_as_content():
              ("New harbour master named after long search",
               "A former skipper takes over in March from the retiring master."),
              ("Fish market reopens after the winter refit",
-              "Traders return to the quay after three months of building work."),
-             ("Sea wall survey begins next week",
-              "Engineers will test the old stones for damage from the January storms.")]
+              "Traders return to the quay after three months of building work.")]
     cards = "".join(f'<div class="card"><a href="/s{i}"><h3>{title}</h3></a><p>{teaser}</p>'
                     f'<div class="byline"><a href="/author/ann">Ann Smith</a> {i + 1} days '
                     f"ago</div></div>" for i, (title, teaser) in enumerate(items))
@@ -897,10 +895,9 @@ def test_a_short_listing_is_read_a_third_time_with_every_block_as_content():
 
 
 def test_a_front_page_of_teasers_is_read_as_a_listing():
-    # Each card a link holding its headline and teaser: the models keep the first card,
-    # drop the others as an article's "related stories", and keep the site's menu; the
-    # items reading keeps every card and drops the menu's short links, and the listing
-    # model takes it (step 8).
+    # Each card a link holding its headline and teaser: the models drop the cards as an
+    # article's "related stories" and keep the site's menu; the items reading keeps every
+    # card and drops the menu's short links, and the listing model takes it (step 8).
     heads = ["Council backs lighthouse budget after long debate",
              "Ferry timetable changes for the summer season",
              "New harbour master named after a long search",
@@ -921,7 +918,7 @@ def test_a_front_page_of_teasers_is_read_as_a_listing():
                 '</div><div class="footer"><p>Harbour Gazette, 1 Quay Street.</p></div>',
                 "index.html")
     article_reading = main_text(item, listing_model=None)
-    assert heads[0] in article_reading and heads[5] not in article_reading
+    assert heads[5] not in article_reading and "Sport" in article_reading
     text = main_text(item)
     assert all(head in text for head in heads) and "Sport" not in text
 
