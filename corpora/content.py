@@ -149,7 +149,8 @@ def html_text(html: str | etree._Element, *, skip_head: bool = False) -> str:
     Block boundaries (``p``, ``div``, ``li``, ``td``, ``br``, ...) become line breaks;
     inline elements run on, so ``<p>a</p><p>b</p>`` is ``a\\nb`` but ``w<b>or</b>d`` is
     ``word``. Script, style, noscript, template and drop-down (``select``) text is left
-    out (our parser drops them); with ``skip_head``, so is the ``<head>`` (the title).
+    out (our parser drops them), and so is a ``<textarea>``'s or an ``<iframe>``'s
+    (emptied); with ``skip_head``, so is the ``<head>`` (the title).
     The head is skipped rather than the body taken: on broken pages lxml leaves body
     text outside ``<body>``.
     """

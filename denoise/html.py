@@ -204,10 +204,16 @@ def parse_html(html: str, source: str = "<html>", *, ids: bool = False,
     the hidden elements that are no prose (:func:`_remove_hidden`) are removed with their
     content, and an ``<iframe>`` is emptied: the parser reads its content as text (the
     fallback of browsers without frames, or an ad's script written out), which no
-    browser shows. So is the text SVG drawings never draw in place (:data:`UNDRAWN`), a
-    ruby's readings (:data:`RUBY_ANNOTATIONS`) and a formula's other encodings
-    (:data:`MATH_ANNOTATIONS`), unless ``undrawn_text``; the elements stay, and this comes
-    last, so a page parsed either way has the same elements.
+    browser shows. So is a ``<textarea>``: its text is a form field's value, what a
+    reader would type or copy (an embed code, a comment box's prompt), or markup a
+    script keeps there as a template (a news site's hidden search box held 1,100
+    characters of ``<div class=...>``); a licence shown in a read-only box is lost with
+    them, a choice. The element stays for the form rule
+    (:data:`~denoise.features.FILL_IN_BIT`), unless it is hidden: emptied, it goes with
+    the hidden elements that are no prose. So is the text SVG drawings never draw in place
+    (:data:`UNDRAWN`), a ruby's readings (:data:`RUBY_ANNOTATIONS`) and a formula's other
+    encodings (:data:`MATH_ANNOTATIONS`), unless ``undrawn_text``; the elements stay, and
+    this comes last, so a page parsed either way has the same elements.
 
     The text is handed to lxml as UTF-8 bytes so that an XML declaration in the page
     (common on XHTML sites) cannot make lxml refuse a ``str``.
@@ -221,9 +227,12 @@ def parse_html(html: str, source: str = "<html>", *, ids: bool = False,
     if root is None:
         raise PageError(source, "unparsable HTML (no element found)")
     etree.strip_elements(root, *(tag for tag in dropped if tag != "noscript"), with_tail=False)
-    if b"iframe" in data or b"IFRAME" in data:
-        for frame in root.iter("iframe"):  # its content is raw text no browser shows
-            frame.text = None
+    # one walk in C, which finds "<IFrame>" too (a look at the bytes would not)
+    for element in root.iter("iframe", "textarea"):
+        if element.tag == "iframe":  # its content is raw text no browser shows
+            element.text = None
+        else:  # a form field's value, not the page's text
+            _empty_inside(element)
     # a look at the bytes spares the walk
     if b"dialog" in data or b"aria-modal" in data or b"popover" in data:
         for element in _DIALOGS(root):

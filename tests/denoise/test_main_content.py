@@ -987,6 +987,22 @@ def test_an_ad_frame_s_script_is_not_the_page_s_text():
     assert " ".join(parse_html(frame).itertext()) == "after"
 
 
+def test_a_form_field_s_value_is_not_the_page_s_text():
+    # A <textarea> holds what a reader types or copies: a hidden one kept a search box's
+    # HTML template (a news site's), an embed box its code. The parser empties it and
+    # keeps a shown one's element, which the form step reads.
+    template = "".join(f'&lt;li class="suggestion" data-type="C{n}"&gt;headline&lt;/li&gt;'
+                       for n in range(30))
+    box = (f'<form class="search"><textarea style="display:none">&lt;ul role="listbox"&gt;'
+           f"{template}&lt;/ul&gt;</textarea></form>")
+    embed = '<textarea readonly>&lt;iframe src="https://video.example.net/e/1"&gt;</textarea>'
+    text = main_text(page(f'{box}<div class="post"><h3>Pier repairs</h3><p>{STORY}</p>'
+                          f"{embed}</div>"))
+    assert STORY.strip() in text and "listbox" not in text and "iframe" not in text
+    tree = parse_html(f"{embed}<p>after</p>")
+    assert " ".join(tree.itertext()) == "after" and len(tree.xpath("//textarea")) == 1
+
+
 def test_a_form_to_write_in_is_not_the_article():
     reply = ('<div class="respond-area"><h3>Leave a reply</h3><form action="/post">'
              "<p>Your e-mail address will not be published. Required fields are marked.</p>"
