@@ -1001,6 +1001,9 @@ def test_a_form_field_s_value_is_not_the_page_s_text():
     assert STORY.strip() in text and "listbox" not in text and "iframe" not in text
     tree = parse_html(f"{embed}<p>after</p>")
     assert " ".join(tree.itertext()) == "after" and len(tree.xpath("//textarea")) == 1
+    # a tag in mixed case is the same element (no look at the bytes would find it)
+    mixed = "<TextArea>Type your comment here</TextArea><IFrame>No frames</IFrame><p>after</p>"
+    assert " ".join(parse_html(mixed).itertext()) == "after"
 
 
 def test_a_form_to_write_in_is_not_the_article():
