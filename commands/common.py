@@ -11,6 +11,8 @@ codes. ``--engine spark`` runs the same job on Apache Spark (:mod:`engine.spark`
 
 from __future__ import annotations
 
+import errno
+import io
 import signal
 import sys
 import time
@@ -36,6 +38,7 @@ from rich.text import Text
 
 from denoise.errors import DenoiseError, PageError, SparkJobError
 from denoise.fetch import Fetcher
+from denoise.output import output_target
 from denoise.page import Page
 from denoise.reader import Skipped, is_url, read_pages
 from denoise.shipped import toolkit_version
@@ -91,7 +94,23 @@ def run(app: typer.Typer) -> None:
     is the command's own, never a program that embeds the library (or a test that
     invokes an app in-process)."""
     signal.signal(signal.SIGTERM, _terminated)
-    app()
+    if sys.stdout is None:  # started with standard output closed (`>&-`)
+        sys.stdout = _ClosedOutput()
+    try:
+        app()
+    except OSError as error:  # a write no command caught (click's help, say)
+        if not isinstance(sys.stdout, _ClosedOutput) or error.errno != errno.EBADF:
+            raise
+        say(Console(stderr=True), f"error: {error.strerror}")
+        raise SystemExit(1) from None  # outside the app, where typer.Exit is not caught
+
+
+class _ClosedOutput(io.TextIOBase):
+    """Standard output a command was started without: a write is an ``OSError``, which
+    each command reports as one line naming its output, as any other it cannot write."""
+
+    def write(self, text: str) -> int:
+        raise OSError(errno.EBADF, "standard output is closed")
 
 
 JobsOption = Annotated[int, typer.Option(
@@ -104,8 +123,23 @@ PageTimeoutOption = Annotated[float, typer.Option(
     "--page-timeout", min=0.001, metavar="SECONDS", help="Skip (and count) a page whose work "
     "takes longer than this; the run goes on. Checked between Python steps (one lxml "
     "parse finishes first); the embedded engine only.")]
+
+
+def writable(path: Path | None) -> Path | None:
+    """An output option's callback: a path that cannot be written (its folder missing,
+    a folder) ends the command with one line naming it, exit 2, before any work."""
+    if path is not None and str(path) != "-":
+        try:
+            output_target(path)
+        except OSError as error:
+            raise fail(Console(stderr=True),
+                       f"{path}: cannot write ({error.strerror or error})") from None
+    return path
+
+
 OutOption = Annotated[Path, typer.Option(
-    "--out", "-o", help="Write here instead of standard output (atomically).")]
+    "--out", "-o", callback=writable,
+    help="Write here instead of standard output (atomically).")]
 ResumeOption = Annotated[bool, typer.Option(
     "--resume", help="Continue an interrupted run with the same inputs and options: "
     "what is already written to --out (pages; whole sites for denoise site) is not done "

@@ -30,6 +30,7 @@ from commands.common import (
     run,
     say,
     version_command,
+    writable,
 )
 from denoise.decode import DEFAULT_MAX_BYTES
 from denoise.errors import DenoiseError, PageError
@@ -143,7 +144,8 @@ def site_command(
         callback=fraction, help="A block on at least this share of a site's pages is template.",
     )] = 0.1,
     out: Annotated[Path | None, typer.Option(
-        "--out", "-o", help="Write one JSON line per block here (- for standard output).",
+        "--out", "-o", callback=writable,
+        help="Write one JSON line per block here (- for standard output).",
     )] = None,
     db: Annotated[Path | None, typer.Option(
         help="SQLite file keeping fingerprint counts across runs: a site's statistics "

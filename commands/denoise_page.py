@@ -41,6 +41,7 @@ from commands.common import (
     say,
     skipper,
     web_inputs,
+    writable,
 )
 from commands.denoise import app
 from denoise.decode import DEFAULT_MAX_BYTES
@@ -141,7 +142,8 @@ def _detector(model: Path | None, recall: float | None, precision: float | None,
 @app.command("train")
 def train_command(
     inputs: InputsArg,
-    out: Annotated[Path, typer.Option("--out", "-o", help="Where to write the model (.npz).")],
+    out: Annotated[Path, typer.Option("--out", "-o", callback=writable,
+                                      help="Where to write the model (.npz).")],
     classifier: Annotated[Classifier, typer.Option(
         help="The model over the non-word features, fed the Naive Bayes word score: a "
         "random forest or logistic regression; naive-bayes: the word score alone.",
@@ -725,7 +727,8 @@ def evaluate_command(
 @app.command("show")
 def show_command(
     page_file: Annotated[Path, typer.Argument(help="One HTML page.", show_default=False)],
-    out: Annotated[Path, typer.Option("--out", "-o", help="Where to write the shaded page.")],
+    out: Annotated[Path, typer.Option("--out", "-o", callback=writable,
+                                      help="Where to write the shaded page.")],
     model: ModelOption = None,
     recall: RecallOption = None,
     precision: PrecisionOption = None,

@@ -43,6 +43,7 @@ from commands.common import (
     skipper,
     version_command,
     web_inputs,
+    writable,
 )
 from denoise.cleaning import Cleaner, Mode
 from denoise.decode import DEFAULT_MAX_BYTES
@@ -406,7 +407,8 @@ def serve_command(
 def train_command(
     folder: Annotated[Path, typer.Argument(help="Labelled pages: NAME.html beside NAME.key "
                                            "(one keyword a line).", show_default=False)],
-    out: Annotated[Path, typer.Option("--out", "-o", help="Where to write the ranker (.npz).")],
+    out: Annotated[Path, typer.Option("--out", "-o", callback=writable,
+                                      help="Where to write the ranker (.npz).")],
     denoise: Annotated[bool, typer.Option(
         "--denoise/--no-denoise", help="Remove template blocks from the training pages "
         "first (Kołcz & Yih's DN_both; they found it does not help).")] = False,
@@ -597,7 +599,8 @@ def _print_comparison(results: list[ConfigurationResult], n_train: int, n_test: 
 @df_app.command("build")
 def df_build_command(
     inputs: InputsArg,
-    out: Annotated[Path, typer.Option("--out", "-o", help="Where to write the table (.npz).")],
+    out: Annotated[Path, typer.Option("--out", "-o", callback=writable,
+                                      help="Where to write the table (.npz).")],
     min_df: Annotated[int, typer.Option(min=1, help="Leave out phrases on fewer pages.")] = 1,
     denoise: Annotated[bool, typer.Option(
         "--denoise/--no-denoise", help="Count only the pages' content (templates removed).")
@@ -640,7 +643,8 @@ def querylog_build_command(
     files: Annotated[list[Path], typer.Argument(
         help="Query logs: `id:query`, `id<TAB>query` or `query<TAB>answers` lines.",
         show_default=False)],
-    out: Annotated[Path, typer.Option("--out", "-o", help="Where to write the table (.npz).")],
+    out: Annotated[Path, typer.Option("--out", "-o", callback=writable,
+                                      help="Where to write the table (.npz).")],
     min_count: Annotated[int, typer.Option(min=1, help="Leave out rarer phrases.")] = 1,
 ) -> None:
     """Count how often each phrase is a whole query, and in how many queries it occurs.

@@ -34,6 +34,7 @@ from commands.common import (
     run_pages,
     say,
     skipper,
+    writable,
 )
 from commands.mining import app
 from denoise.cleaning import DEFAULT_MODE, Mode
@@ -140,8 +141,8 @@ def _labelled_texts(err: Console, classifier: PageClassifier, pages: list[tuple[
 @classify_app.command("train")
 def train_command(
     labels: LabelsArg,
-    out: Annotated[Path, typer.Option("--out", "-o", help="Where to write the classifier "
-                                      "(.npz).")],
+    out: Annotated[Path, typer.Option("--out", "-o", callback=writable,
+                                      help="Where to write the classifier (.npz).")],
     denoise: Annotated[Mode, typer.Option(
         help="What is removed from each page first: none (FULLTEXT), site (what recurs on "
         "the other pages of its site in the file: SITELEVEL) or page (what the page-level "

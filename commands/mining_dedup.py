@@ -31,6 +31,7 @@ from commands.common import (
     fail,
     page_progress,
     say,
+    writable,
 )
 from commands.mining import app
 from denoise.cleaning import Mode
@@ -213,7 +214,7 @@ def dedup_command(
         "parameters are used, and an option asking for others is refused.",
         show_default=False)] = None,
     save_index: Annotated[Path | None, typer.Option(
-        help="Save the sketches of this batch (and of --index's pages) here.",
+        callback=writable, help="Save the sketches of this batch (and of --index's pages) here.",
         show_default=False)] = None,
     out: OutOption = Path("-"),
     site: SiteOption = None,
@@ -267,7 +268,12 @@ def dedup_command(
             found = _sketched(err, cleanup, inputs, index_, out=out, jobs=jobs, site=site,
                               max_bytes=max_bytes, resume=resume, page_timeout=page_timeout)
         summary.resumed = found.resumed_items
-        if found.matches() is None:
+        try:  # matching spills the sketches to disk (their files' last writes)
+            matches = found.matches()
+        except OSError as error:
+            raise fail(err, f"{error.filename or 'a temporary file'}: cannot write the "
+                       f"sketches ({error.strerror or error})", 1) from None
+        if matches is None:
             summary.count(found.skipped)  # what was read and skipped is said all the same
             say(err, summary.line("sketched"))
             raise fail(err, "no page had words to shingle", 1)

@@ -46,7 +46,7 @@ from collections import Counter, deque
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol, TextIO
@@ -572,9 +572,12 @@ class ResumableOutput:
         self.progress.unlink(missing_ok=True)
 
     def close(self) -> None:
-        """Stop without finishing (an interrupted run): keep partial and progress."""
+        """Stop without finishing (an interrupted or failed run): keep partial and
+        progress. A flush that fails again (a full disk) is the error being reported,
+        and the file is closed all the same."""
         if not self.stream.closed:
-            self.stream.close()
+            with suppress(OSError):
+                self.stream.close()
 
 
 def default_jobs() -> int:

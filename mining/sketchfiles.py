@@ -14,6 +14,7 @@ import os
 import shutil
 import tempfile
 from collections.abc import Callable, Sequence
+from contextlib import suppress
 from pathlib import Path
 from types import TracebackType
 from typing import BinaryIO
@@ -63,7 +64,8 @@ class SketchFiles:
     def close(self) -> None:
         """Remove the folder and everything in it."""
         for handle in self._handles:
-            handle.close()
+            with suppress(OSError):  # a full disk: the flush fails, the file closes all the same
+                handle.close()
         if os.getpid() == self._owner:
             shutil.rmtree(self.folder, ignore_errors=True)
 

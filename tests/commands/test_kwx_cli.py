@@ -521,8 +521,8 @@ def test_an_unwritable_output_is_one_line_error(command, garden, tmp_path):
             "extract": ["extract", garden / "p0.html"]}[command]
     result = runner.invoke(app, [str(a) for a in [*args, "--out", out]])
     assert isinstance(result.exception, SystemExit | None), repr(result.exception)
-    # extract's batch output is checked before any work: unusable, 2
-    assert result.exit_code == (2 if command == "extract" else 1)
+    # every output is checked before any work: unusable, 2
+    assert result.exit_code == 2
     assert lines(result.stderr)[-1].startswith("error: ")
     assert str(out) in result.stderr
 

@@ -115,6 +115,80 @@ def test_a_command_names_a_missing_output_folder(tmp_path):
     assert not missing.parent.exists()
 
 
+@pytest.mark.parametrize("program, arguments", [
+    ("denoise", ["show", str(PAGE), "-o"]),
+    ("mining", ["dedup", str(EXAMPLES), "-o"]),  # its checkpoint folder made no parent
+    ("mining", ["dedup", str(EXAMPLES), "--save-index"]),
+    ("mining", ["classify", "train", str(PAGE), "--out"]),
+    ("kwx", ["train", str(EXAMPLES), "--out"]),
+])
+def test_every_output_is_checked_before_any_work(tmp_path, program, arguments):
+    from importlib import import_module
+
+    missing = tmp_path / "nowhere" / "out"
+    result = CliRunner().invoke(import_module(f"commands.{program}").app,
+                                [*arguments, str(missing)])
+    assert result.exit_code == 2, result.output
+    assert f"error: {missing}: cannot write (no folder {missing.parent})" in result.output
+    assert not missing.parent.exists()
+
+
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full")
+@pytest.mark.parametrize("program, arguments", [
+    ("denoise", ["apply", str(PAGE)]),
+    ("kwx", ["extract", str(EXAMPLES)]),
+])
+def test_a_full_device_is_one_line_not_a_traceback(program, arguments):
+    # the write fails, then the flush on closing fails again: one error, reported once
+    from importlib import import_module
+
+    app = import_module(f"commands.{program}").app
+    result = CliRunner().invoke(app, [*arguments, "-o", "/dev/full"])
+    assert result.exit_code == 1, result.output
+    assert "error: /dev/full: cannot write (No space left on device)" in result.output
+    assert not isinstance(result.exception, OSError)
+
+
+@pytest.mark.parametrize("arguments", [
+    ["denoise", "apply", str(PAGE)], ["kwx", "extract", str(PAGE)], ["denoise", "--help"]])
+def test_a_closed_standard_output_is_one_line(arguments):
+    program, *rest = arguments
+    command = subprocess.run(
+        [sys.executable, "-c", f"from commands.{program} import main; main()", *rest],
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, timeout=120,
+        preexec_fn=lambda: os.close(1))
+    assert command.returncode == 1, command.stderr
+    assert "standard output is closed" in command.stderr
+    assert "Traceback" not in command.stderr
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="uses RLIMIT_FSIZE")
+def test_dedup_on_a_full_disk_is_one_line_and_leaves_no_temporary_files(tmp_path):
+    import resource
+
+    folder = tmp_path / "pages"
+    folder.mkdir()
+    html = PAGE.read_text(encoding="utf-8")
+    for k in range(40):  # sketches over the limit below, in the files' buffers until matching
+        (folder / f"p{k}.html").write_text(html.replace("Oak", f"Oak {k}"), encoding="utf-8")
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+
+    def limited() -> None:
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a write over the limit fails instead
+        resource.setrlimit(resource.RLIMIT_FSIZE, (1024, 1024))
+
+    command = subprocess.run(
+        [sys.executable, "-c", "from commands.mining import main; main()", "dedup",
+         str(folder), "--pairs", "-j", "1", "--denoise", "none"],
+        capture_output=True, text=True, timeout=300, preexec_fn=limited,
+        env={**os.environ, "TMPDIR": str(scratch)})
+    assert command.returncode == 1, command.stderr
+    assert "cannot write the sketches (File too large)" in command.stderr
+    assert "Traceback" not in command.stderr
+    assert not list(scratch.iterdir())  # the sketches' folder is removed all the same
+
+
 def test_a_regular_file_is_still_replaced_whole(tmp_path):
     path = tmp_path / "out.txt"
     path.write_text("old\n")
