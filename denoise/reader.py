@@ -16,6 +16,13 @@ by what it is:
 - ``-``: standard input, sniffed (gzip, WARC, JSON lines or one HTML page);
 - any other file: one HTML page (sniffed first like standard input).
 
+A page's id is its path inside a folder or archive, the path as given for a single
+file, and its URL (or ``id``) in WARC and JSON lines. When several inputs are read, a
+folder's or archive's pages are named with the input as given before that path
+(``crawl-a/index.html``, ``crawl-b/index.html``), as ``grep`` names files only when it
+reads several: two crawls of the same site would otherwise give their pages the same
+ids, and a near-duplicate pair or a search hit could not say which page it is.
+
 Gzip is recognised by its magic bytes wherever it occurs. No single bad item
 (empty, binary, too large, truncated, unreadable, missing) raises: it becomes a
 ``Skipped`` that names it. Damage inside a WARC costs the records it touches, not the
@@ -565,6 +572,7 @@ def read_pages(
     site: str | None = None,
     max_bytes: int = DEFAULT_MAX_BYTES,
     fetcher: Fetcher | None = None,
+    named: bool | None = None,
 ) -> Iterator[Page | Skipped]:
     """Yield a ``Page`` for every HTML page in ``inputs``, a ``Skipped`` for every bad item.
 
@@ -572,18 +580,22 @@ def read_pages(
     folder (directories, archives), its URL's host (WARC, JSON lines, ``http(s)://``
     inputs) or ``stdin``. Pages over ``max_bytes`` bytes (after decompression) are
     skipped. An ``http://`` or ``https://`` input is fetched by ``fetcher`` (default: a
-    :class:`denoise.fetch.Fetcher` with ``max_bytes``, public addresses only). The result
-    is a lazy iterator: pages are read one at a time, as they are asked for.
+    :class:`denoise.fetch.Fetcher` with ``max_bytes``, public addresses only). ``named``:
+    a folder's or archive's page ids begin with the input as given (default: when
+    ``inputs`` are several; the module notes). The result is a lazy iterator: pages are
+    read one at a time, as they are asked for.
     """
     if isinstance(inputs, str | os.PathLike):
         inputs = [inputs]  # one path, not a sequence of one-letter paths
     if max_bytes < 1:
         raise ValueError(f"max_bytes must be positive, not {max_bytes}")
-    return _pages(list(inputs), site or None, max_bytes, fetcher)
+    inputs = list(inputs)
+    return _pages(inputs, site or None, max_bytes, fetcher,
+                  len(inputs) > 1 if named is None else named)
 
 
 def _pages(inputs: list[str | Path], site: str | None, max_bytes: int,
-           fetcher: Fetcher | None) -> Iterator[Page | Skipped]:
+           fetcher: Fetcher | None, named: bool) -> Iterator[Page | Skipped]:
     for given in inputs:
         name = os.fspath(given)
         if name == "-":
@@ -603,10 +615,11 @@ def _pages(inputs: list[str | Path], site: str | None, max_bytes: int,
             yield Skipped(name, _reason(error))
             continue
         lower = path.name.lower()
+        prefix = Path(name).as_posix() + "/" if named else ""
         if stat.S_ISDIR(info.st_mode):
-            yield from _read_directory(path, name, site, max_bytes)
+            yield from _read_directory(path, name, site, max_bytes, prefix)
         elif lower.endswith(_TAR_SUFFIXES):
-            yield from _read_tar(path, name, site, max_bytes)
+            yield from _read_tar(path, name, site, max_bytes, prefix)
         else:
             size = info.st_size if stat.S_ISREG(info.st_mode) else None
             yield from _read_file(path, name, site, max_bytes, size)
@@ -616,7 +629,7 @@ def _pages(inputs: list[str | Path], site: str | None, max_bytes: int,
 
 
 def _read_directory(
-    root: Path, name: str, site: str | None, max_bytes: int
+    root: Path, name: str, site: str | None, max_bytes: int, prefix: str
 ) -> Iterator[Page | Skipped]:
     top = _folder_name(root)
     found = False
@@ -627,7 +640,8 @@ def _read_directory(
         found = True
         path = root / item
         yield _read_html_file(
-            path, str(path), page_id=item.as_posix(), site=site or _folder_site(item, top),
+            path, str(path), page_id=prefix + item.as_posix(),
+            site=site or _folder_site(item, top),
             max_bytes=max_bytes,
         )
     if not found:
@@ -677,7 +691,8 @@ def _not_a_file(entry: os.DirEntry[str]) -> str:
     return "not a regular file"
 
 
-def _read_tar(path: Path, name: str, site: str | None, max_bytes: int) -> Iterator[Page | Skipped]:
+def _read_tar(path: Path, name: str, site: str | None, max_bytes: int,
+              prefix: str) -> Iterator[Page | Skipped]:
     top = _archive_stem(path.name)
     found = False
     try:
@@ -698,7 +713,7 @@ def _read_tar(path: Path, name: str, site: str | None, max_bytes: int) -> Iterat
                 # Errors reading these bytes are the archive's: they end it (outer except).
                 data = member_file.read() if member_file is not None else b""
                 yield _read_html_item(
-                    io.BytesIO(data), source, page_id=member_id,
+                    io.BytesIO(data), source, page_id=prefix + member_id,
                     site=site or _folder_site(member_path, top), max_bytes=max_bytes,
                     size=len(data),
                 )

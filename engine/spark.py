@@ -234,7 +234,7 @@ class _Run:
                     yield from self._remote(group, site, max_bytes)
                 else:
                     items = self._resumed(read_pages(group, site=site, max_bytes=max_bytes,
-                                                     fetcher=fetcher))
+                                                     fetcher=fetcher, named=len(inputs) > 1))
                     yield from self._local(items, chunk_pages, chunk_bytes)
                 group = []
         self.finished = True

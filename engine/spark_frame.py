@@ -118,7 +118,8 @@ def page_rows(spark: SparkSession, inputs: Sequence[str], job: RowJob, tag: str,
                                  max_bytes):
                 _push(frames, frame)
         else:
-            items = read_pages(inputs[start:end], site=site, max_bytes=max_bytes)
+            items = read_pages(inputs[start:end], site=site, max_bytes=max_bytes,
+                               named=len(inputs) > 1)  # ids as the embedded engine's
             _local(spark, work, schema, tag, start, items, chunk_pages, chunk_bytes, frames)
         start = end
     if not frames:

@@ -101,6 +101,26 @@ def test_directory_without_pages_says_so(tmp_path):
     assert "no .html or .htm files" in skipped[0].reason
 
 
+def test_two_folders_of_the_same_names_give_their_pages_distinct_ids(tmp_path):
+    # two crawls of one site: named with the folder as given, as grep names files when
+    # it reads several; the sites are the folders' as for one folder
+    first, second = make_tree(tmp_path / "crawl-a"), make_tree(tmp_path / "crawl-b")
+    index = {"index.html": _bytes("index.html", TREE["index.html"])}
+    archive = make_tar(tmp_path / "crawl-c.tgz", index, "w:gz")
+    pages, skipped = split(read_pages([first, str(second) + "/", archive]))
+    assert skipped == []
+    ids = [page.id for page in pages]
+    assert len(set(ids)) == len(ids) == 2 * len(EXPECTED_IDS) + 1
+    assert ids[:len(EXPECTED_IDS)] == [f"{first.as_posix()}/{i}" for i in EXPECTED_IDS]
+    assert f"{second.as_posix()}/a/one.html" in ids  # a trailing slash adds none
+    assert ids[-1] == f"{archive.as_posix()}/index.html"
+    assert {p.site for p in pages if p.id.endswith("/index.html")} == {
+        "crawl-a", "crawl-b", "crawl-c"}
+    # the engine reading one of several inputs at a time names them the same way
+    alone = split(read_pages([second], named=True))[0]
+    assert [p.id for p in alone] == ids[len(EXPECTED_IDS):2 * len(EXPECTED_IDS)]
+
+
 def make_tar(path: Path, files: dict[str, bytes], mode: str) -> Path:
     with tarfile.open(path, mode) as tar:
         for name, data in files.items():
