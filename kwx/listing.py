@@ -10,12 +10,16 @@ Walking the candidates best first, one is left out when
   stemmer of the page's language (PyStemmer: "polar bears" below "polar bear"; the
   words as they are in a language Snowball has no stemmer for);
 - it is only a *number, date or time*: no word with a letter ("15", "12:41",
-  "2010"), or only numbers beside month and weekday names ("November 27").
+  "2010"), or only numbers beside month and weekday names and the words of a time
+  of day ("November 27", "16:11 ET").
   Inside a longer phrase they stay ("iPhone 4", "Windows 7").
 
 A fragment listed *above* its longer phrase stays: both were ranked on their own
 evidence, and the ranker's cohesion and containment features (see
-:func:`kwx.candidates.phrase_structure`) are what ranks fragments low.
+:func:`kwx.candidates.phrase_structure`) are what ranks fragments low. "Above" and
+"below" are the list's order, slots included: a word ranked over a phrase that a slot
+then lifts over it is left out ("Polar" under "Polar bears" in slot 4), since a reader
+sees it below the phrase.
 
 Advertisers buy phrases ("polar bear", "Time Warner Cable"), and a ranker trained on
 annotated keywords, most of them single words, ranks single words first: a word is
@@ -42,7 +46,10 @@ from kwx.candidates import Candidates
 _CALENDAR = frozenset(
     "january february march april may june july august september october november december "
     "jan feb mar apr jun jul aug sep sept oct nov dec monday tuesday wednesday thursday "
-    "friday saturday sunday mon tue tues wed thu thurs fri sat sun".split())
+    "friday saturday sunday mon tue tues wed thu thurs fri sat sun "
+    # the words of a time of day: "4 pm", "16:11 ET", "16.11 Uhr"
+    "am pm a.m p.m uhr gmt utc bst cet cest et est edt ct cst cdt mt mst mdt pt pst pdt"
+    .split())
 
 
 _LOCAL = threading.local()
@@ -85,7 +92,7 @@ def _words(phrase: str) -> list[str]:
 
 def _numbers_only(words: list[str]) -> bool:
     """No word with a letter ("15", "12:41"), or only such words beside month and
-    weekday names ("November 27")."""
+    weekday names and a time of day's words ("November 27", "4 pm")."""
     return all(w in _CALENDAR or not any(ch.isalpha() for ch in w) for w in words) and \
         not all(w in _CALENDAR for w in words)
 
@@ -106,9 +113,9 @@ def distinct_best(candidates: Candidates, scores: np.ndarray,
         size = max(4 * n, 32) * growth
         pool = _pool(candidates, scores, ranked(min(size, len(candidates))),
                      4 * wanted * growth)
-        picked, listed = _pick(candidates, pool, n, wanted)
-        if (len(picked) >= n and listed >= wanted) or size >= len(candidates):
-            return _with_phrases(picked, candidates.lengths, n, phrases)
+        listed, short = _list(candidates, pool, n, phrases)
+        if not short or size >= len(candidates):
+            return np.array(listed, dtype=np.int64)
         growth *= 4
 
 
@@ -125,30 +132,15 @@ def _pool(candidates: Candidates, scores: np.ndarray, best: np.ndarray,
     return merged[np.lexsort((candidates.first[merged], -scores[merged]))].tolist()
 
 
-def _with_phrases(picked: list[int], lengths: np.ndarray, n: int, phrases: float) -> np.ndarray:
-    """The first ``n`` of ``picked`` (best first), slot k taking the best phrase left
-    when fewer than ``int(phrases * k)`` phrases are in the first k slots."""
-    left = list(picked)
-    phrase_left = [i for i in picked if lengths[i] > 1]
-    out: list[int] = []
-    listed = 0
-    while left and len(out) < n:
-        take = phrase_left[0] if phrase_left and listed < int(phrases * (len(out) + 1)) \
-            else left[0]
-        left.remove(take)
-        if lengths[take] > 1:
-            phrase_left.remove(take)
-            listed += 1
-        out.append(take)
-    return np.array(out, dtype=np.int64)
-
-
-def _pick(candidates: Candidates, pool: list[int], n: int, wanted: int,
-          ) -> tuple[list[int], int]:
-    """Those of ``pool`` (best first) that make a list, until ``n`` are found and
-    ``wanted`` of them are phrases of two or more words; and how many are phrases.
-    Plain Python over the pool's few candidates and their occurrences (numpy calls per
-    candidate cost more)."""
+def _list(candidates: Candidates, pool: list[int], n: int, phrases: float,
+          ) -> tuple[list[int], bool]:
+    """The list from ``pool`` (best first), slot by slot: slot k takes the best phrase
+    left when fewer than ``int(phrases * k)`` of the first k are phrases, else the best
+    candidate left; one is left out when what is listed *above it* covers it, is its
+    inflection, or when it is only a number (module notes), so the rules hold in the
+    order a reader sees, slots included. Also whether the pool ran short (of
+    candidates, or of phrases for a slot). Plain Python over the pool's few candidates
+    and their occurrences (numpy calls per candidate cost more)."""
     owner = candidates.occurrence_of
     in_pool = np.zeros(len(candidates), dtype=bool)
     in_pool[pool] = True
@@ -158,27 +150,52 @@ def _pick(candidates: Candidates, pool: list[int], n: int, wanted: int,
                             strict=True):
         starts.setdefault(index, []).append(first)
     text, stems = candidates.document.text, _stem_words(candidates.language)
+    lengths = candidates.lengths[pool].tolist()
+    spans = dict(zip(pool, candidates.spans[pool].tolist(), strict=True))
+    length_of = dict(zip(pool, lengths, strict=True))
     covered: set[int] = set()
     seen: set[tuple[str, ...]] = set()
-    picked: list[int] = []
-    listed = 0
-    for index, length, (a, b) in zip(pool, candidates.lengths[pool].tolist(),
-                                     candidates.spans[pool].tolist(), strict=True):
-        if length == 1 and len(picked) >= n:
-            continue  # full: only phrases are still wanted
+    done: set[int] = set()  # listed, or left out for good (what is above only grows)
+
+    def fits(index: int) -> bool:
+        done.add(index)
+        length = length_of[index]
         if covered and all(f + k in covered for f in starts[index] for k in range(length)):
-            continue
+            return False
+        a, b = spans[index]
         words = _words(text[a:b])
         if _numbers_only(words):
-            continue
+            return False
         key = tuple(stems(words))
         if key in seen:
-            continue
+            return False
         seen.add(key)
-        picked.append(index)
         if length > 1:
             covered.update(f + k for f in starts[index] for k in range(length))
-            listed += 1
-        if len(picked) >= n and listed >= wanted:
-            break
-    return picked, listed
+        return True
+
+    def best_left(queue: list[int], at: list[int]) -> int | None:
+        while at[0] < len(queue):
+            index = queue[at[0]]
+            at[0] += 1
+            if index not in done and fits(index):
+                return index
+        return None
+
+    multi = [index for index, length in zip(pool, lengths, strict=True) if length > 1]
+    at_all, at_multi = [0], [0]
+    listed: list[int] = []
+    n_phrases = 0
+    short = False
+    while len(listed) < n:
+        take = None
+        if n_phrases < int(phrases * (len(listed) + 1)):
+            take = best_left(multi, at_multi)
+            short = short or take is None
+        if take is None:
+            take = best_left(pool, at_all)
+            if take is None:
+                return listed, True
+        listed.append(take)
+        n_phrases += length_of[take] > 1
+    return listed, short

@@ -99,6 +99,8 @@ def test_one_inflection_of_a_phrase_and_no_bare_numbers(story):
     listed = listing(story, ["polar bear", "Polar bears", "12:41", "2010", "November 27",
                              "iPhone 4", "seals"], n=3)
     assert listed == ["polar bear", "iPhone 4", "seals"]
+    updated = candidates_of("Updated 16:11 ET. Shares of Ford rose at 4 pm in Detroit.")
+    assert listing(updated, ["16:11 ET", "4 pm", "Ford"], n=1) == ["Ford"]
 
 
 def test_phrase_slots_take_the_best_phrases_left(story):
@@ -108,6 +110,9 @@ def test_phrase_slots_take_the_best_phrases_left(story):
     assert len(listed) == 10
     assert [i for i, p in enumerate(listed) if " " in p] == [3, 6, 9]  # slots 4, 7, 10
     assert listed[3] == "Time Warner Cable" and listed[6] == "polar bear"
+    # "Cable" ranks above "Time Warner Cable", which slot 4 lifts over it: a fragment
+    # below its phrase in the list, so left out; "Warner" also occurs in "Warner Bros"
+    assert "Cable" not in listed and "Warner" in listed
     assert listing(story, words, phrases=0.0) == words
     # the slots cannot take more phrases than the page has
     assert len(listing(candidates_of("Rain. Snow. Hail."), [], phrases=0.5, n=3)) == 3
