@@ -378,9 +378,9 @@ def _page_line(scores: PageScores, output: Format, extractor: MainContentExtract
     is most of the line); and whether it fell back. ``--format json`` puts the page's
     metadata (:func:`denoise.metadata.extract_metadata`, a parse of its own that keeps
     the scripts for their JSON-LD; the language told by the text written) before the
-    text."""
+    text; its ``url`` (the canonical URL, else the page's) is then the line's only one."""
     page = scores.features.blocks.page
-    url = f', "url": {_json_str(page.url)}' if page.url else ""
+    url = f', "url": {_json_str(page.url)}' if page.url and output is not Format.json else ""
     key = output.value if output in (Format.html, Format.markdown, Format.xml) else "text"
     text, fallback = _page_body(scores, output, extractor, links, images)
     said = f", {_FALLBACK}" if fallback else ""
@@ -746,7 +746,8 @@ def show_command(
     skipped: list[Skipped | PageError] = []
     pages = list(read_inputs([str(page_file)], max_bytes, skipped, err))
     if len(pages) != 1:
-        say(err, f"error: {page_file}: expected one HTML page")
+        if pages or not skipped:  # else the reader has said why it read none
+            say(err, f"error: {page_file}: expected one HTML page, found {len(pages)}")
         raise typer.Exit(1)
     page = pages[0]
     if url is not None:

@@ -62,8 +62,9 @@ def _config(err: Console, explicit: dict[str, object], index: Path | None
     refused."""
     lsh_only = [f"--{name.replace('_', '-')}" for name in ("threshold", "num_perm", "seed")
                 if name in explicit]
+    belong = f"{', '.join(lsh_only)} belong{'s' if len(lsh_only) == 1 else ''} to --rule lsh"
     if explicit.get("rule") == Rule.paper and lsh_only:
-        raise typer.BadParameter(f"{', '.join(lsh_only)} belong to --rule lsh")
+        raise typer.BadParameter(belong)
     if index is None:
         try:
             config = DedupConfig(**explicit)  # type: ignore[arg-type]
@@ -77,10 +78,8 @@ def _config(err: Console, explicit: dict[str, object], index: Path | None
             raise fail(err, error) from None
     if loaded.config.rule is Rule.paper and lsh_only:
         if index is not None:
-            raise typer.BadParameter(f"{', '.join(lsh_only)} belong to --rule lsh (the "
-                                     "--index's rule is paper)")
-        raise typer.BadParameter(f"{', '.join(lsh_only)} belong to --rule lsh (the default "
-                                 "rule is paper): add --rule lsh")
+            raise typer.BadParameter(f"{belong} (the --index's rule is paper)")
+        raise typer.BadParameter(f"{belong} (the default rule is paper): add --rule lsh")
     return loaded.config, loaded
 
 

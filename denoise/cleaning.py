@@ -77,6 +77,11 @@ class Mode(StrEnum):
     page = "page"
     main = "main"
 
+    @classmethod
+    def _missing_(cls, value: object) -> None:
+        raise ValueError(f"{value!r} is not a mode: one of "
+                         f"{', '.join(repr(mode.value) for mode in cls)}")
+
 
 #: The mode every command and function uses unless told otherwise.
 DEFAULT_MODE = Mode.main

@@ -561,6 +561,10 @@ _ITEM_ERRORS = (
 )
 
 
+#: A URL's scheme ("ftp://"): a name starting so that is no file is a URL not fetched.
+_SCHEME = re.compile(r"[a-zA-Z][a-zA-Z0-9+.-]*://")
+
+
 def is_url(name: str) -> bool:
     """Whether an input names a web page (``http://`` or ``https://``): it is fetched."""
     return name[:8].lower().startswith(("http://", "https://"))
@@ -612,7 +616,9 @@ def _pages(inputs: list[str | Path], site: str | None, max_bytes: int,
         try:
             info = path.stat()
         except (OSError, ValueError) as error:
-            yield Skipped(name, _reason(error))
+            unfetched = isinstance(error, FileNotFoundError) and _SCHEME.match(name)
+            yield Skipped(name, "a URL not fetched (only http and https ones are)"
+                          if unfetched else _reason(error))
             continue
         lower = path.name.lower()
         prefix = Path(name).as_posix() + "/" if named else ""

@@ -36,6 +36,21 @@ def test_one_json_object_a_page_with_metadata_and_the_article(tmp_path):
     assert list(record)[-1] == "text"
 
 
+def test_a_page_with_a_url_has_one_url_key(tmp_path):
+    # the page's address and the metadata's canonical URL were two "url" keys on a line
+    lines = tmp_path / "pages.jsonl"
+    lines.write_text(json.dumps({"url": "https://harbour.example/ferry?ref=home",
+                                 "html": PAGE.replace("</head>", '<link rel="canonical" '
+                                                      'href="/ferry"></head>')}) + "\n")
+    result = runner.invoke(app, ["apply", str(lines), "--format", "json"])
+    assert result.exit_code == 0, result.output
+    keys = json.loads(result.stdout, object_pairs_hook=lambda pairs: [k for k, _ in pairs])
+    assert keys.count("url") == 1
+    record = json.loads(result.stdout)
+    assert record["url"] == "https://harbour.example/ferry"  # canonical
+    assert record["page"] == "https://harbour.example/ferry?ref=home"  # where it was read
+
+
 def test_json_refuses_the_options_of_the_template_cut(tmp_path):
     path = tmp_path / "ferry.html"
     path.write_text(PAGE, encoding="utf-8")

@@ -514,3 +514,9 @@ def test_show_refuses_a_file_that_is_no_page(model, tmp_path):
     assert result.exit_code == 1
     assert "empty.html" in result.stderr
     assert not out.exists()
+    # the reader's one line says why, and no second line contradicts it
+    missing = run(["show", str(tmp_path / "missing.html"), "-o", str(out), "--model",
+                   str(model)])
+    assert missing.exit_code == 1
+    assert [line for line in missing.stderr.splitlines() if line] == [
+        f"skipped {tmp_path / 'missing.html'}: no such file or directory"]

@@ -83,7 +83,7 @@ def test_bad_pages_are_raised_or_passed_on():
     errors = []
     kept = list(clean_pages([empty, PAGE], "none", on_error=errors.append))
     assert [c.page.id for c in kept] == ["shop.html"] and errors[0].source == "empty.html"
-    with pytest.raises(ValueError, match="not a valid Mode"):
+    with pytest.raises(ValueError, match="'article' is not a mode: one of 'none', 'site'"):
         clean(PAGE, "article")
     with pytest.raises(TypeError):
         clean("<p>not a page</p>")

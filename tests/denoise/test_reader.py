@@ -439,6 +439,9 @@ def test_bad_files_given_one_by_one_and_a_missing_path(bad_inputs):
     assert skipped[-1].reason == "no such file or directory"
     for item in skipped[:-1]:
         assert reasons[Path(item.source).name] in item.reason, item
+    # a URL of another scheme is no missing file
+    assert [s.reason for s in read_pages(["ftp://example.com/a.html"])] == [
+        "a URL not fetched (only http and https ones are)"]
 
 
 @pytest.mark.skipif(IS_ROOT, reason="root can read a chmod 000 file")
