@@ -936,11 +936,11 @@ def text_keys(str text, const long long[:] chunk_starts, const long long[:] chun
 
 
 # Class / id words that hint at a block's role, one bit a group (see denoise.features).
-DEF N_CUES = 54  # noqa
+DEF N_CUES = 55  # noqa
 cdef const char* _CUE_WORDS[N_CUES]
-_CUE_WORDS[:] = [b"nav", b"menu", b"breadcrumb", b"toolbar", b"skip", b"pagination", b"pager", b"footer", b"copyright", b"legal", b"header", b"masthead", b"banner", b"logo", b"sidebar", b"aside", b"widget", b"related", b"rail", b"advert", b"sponsor", b"promo", b"social", b"share", b"subscribe", b"newsletter", b"cookie", b"comment", b"reply", b"content", b"article", b"main", b"post", b"entry", b"story", b"text", b"body", b"search", b"login", b"signin", b"cookie", b"consent", b"gdpr", b"dsgvo", b"popup", b"modal", b"overlay", b"caption", b"credit", b"related", b"tags", b"paywall", b"non-paywall", b"comment"]
+_CUE_WORDS[:] = [b"nav", b"menu", b"breadcrumb", b"toolbar", b"skip", b"pagination", b"pager", b"footer", b"copyright", b"legal", b"header", b"masthead", b"banner", b"logo", b"sidebar", b"aside", b"widget", b"related", b"rail", b"advert", b"sponsor", b"promo", b"social", b"share", b"subscribe", b"newsletter", b"cookie", b"comment", b"reply", b"content", b"article", b"main", b"post", b"entry", b"story", b"text", b"body", b"search", b"login", b"signin", b"cookie", b"consent", b"gdpr", b"dsgvo", b"popup", b"popover", b"modal", b"overlay", b"caption", b"credit", b"related", b"tags", b"paywall", b"non-paywall", b"comment"]
 cdef int _CUE_BITS[N_CUES]
-_CUE_BITS[:] = [0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3, 3, 4, 4, 4, 4, 4, 4, 4, 4, 5, 5, 6, 6, 6, 6, 6, 6, 6, 6, 7, 7, 7, 8, 8, 8, 8, 8, 8, 8, 9, 9, 10, 10, 14, 15, 11]
+_CUE_BITS[:] = [0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3, 3, 4, 4, 4, 4, 4, 4, 4, 4, 5, 5, 6, 6, 6, 6, 6, 6, 6, 6, 7, 7, 7, 8, 8, 8, 8, 8, 8, 8, 8, 9, 9, 10, 10, 14, 15, 11]
 # A word's match does not count when these letters follow it ("commentary" is an
 # opinion article, not readers' comments): "" for none (denoise.features._NOT_BEFORE).
 cdef const char* _CUE_NOT[N_CUES]

@@ -239,8 +239,8 @@ _CUE_WORDS = (
     (4, "newsletter"), (4, "cookie"), (5, "comment"), (5, "reply"), (6, "content"),
     (6, "article"), (6, "main"), (6, "post"), (6, "entry"), (6, "story"),
     (6, "text"), (6, "body"), (7, "search"), (7, "login"), (7, "signin"),
-    (8, "cookie"), (8, "consent"), (8, "gdpr"), (8, "dsgvo"), (8, "popup"), (8, "modal"),
-    (8, "overlay"), (9, "caption"), (9, "credit"), (10, "related"), (10, "tags"),
+    (8, "cookie"), (8, "consent"), (8, "gdpr"), (8, "dsgvo"), (8, "popup"), (8, "popover"),
+    (8, "modal"), (8, "overlay"), (9, "caption"), (9, "credit"), (10, "related"), (10, "tags"),
     (14, "paywall"), (15, "non-paywall"), (11, "comment"),
 )
 

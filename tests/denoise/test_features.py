@@ -205,6 +205,7 @@ def test_cue_bits_name_dialogs_past_the_model_families():
     assert len(CUES) == DIALOG_BIT
     assert cue_bits("c-modal-overlay") == dialog
     assert cue_bits("update-browser-popup") == dialog
+    assert cue_bits("popover2") == dialog  # a box laid over the page on a click
     assert cue_bits("cookie-notice") == dialog | 1 << CUES.index("promotion")
     assert cue_bits("modal-content") == dialog | 1 << CUES.index("content")
     assert cue_bits("row paywall") == 1 << PAYWALL_BIT

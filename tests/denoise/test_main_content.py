@@ -139,7 +139,7 @@ def test_the_article_behind_a_paywall_is_kept(locked):
 
 
 @pytest.mark.parametrize("name", ["cookie-text", "consent-content", "popup-body",
-                                  "modal-content"])
+                                  "modal-content", "popover"])
 def test_a_dialog_named_for_text_too_is_a_dialog(name):
     notice = (f'<div class="{name}"><p>We use cookies and similar technologies to improve '
               "your experience and to measure traffic.</p></div>")
