@@ -36,6 +36,10 @@ where noted:
 - ``trafilatura``: ``trafilatura.extract(html, url=url, include_comments=False)``,
   plain text; comments are not the article (and trafilatura's own evaluation leaves
   them out too). Precision / recall balance, tables, fallbacks: defaults.
+- ``trafilatura-recall``, ``trafilatura-precision``: the same with ``favor_recall`` or
+  ``favor_precision``, the balance a user may choose; ``trafilatura-comments``: with
+  comments, trafilatura's own default. Each set's best trafilatura is the bar a user
+  who tunes it would hold us to.
 - ``readability``: readability-lxml ``Document(html).summary(html_partial=True)``, its
   HTML turned into text with ``html_text`` (block-aware; ``text_content()`` would glue
   the last word of a paragraph to the first of the next).
@@ -155,10 +159,16 @@ class HeldOut:
         return self.models[name]
 
 
-def _trafilatura() -> Extract:
-    import trafilatura
+def _trafilatura(**options: bool) -> Callable[[], Extract]:
+    """trafilatura's ``extract``, comments left out unless ``options`` say otherwise."""
 
-    return lambda html, url: trafilatura.extract(html, url=url, include_comments=False)
+    def factory() -> Extract:
+        import trafilatura
+
+        chosen = {"include_comments": False, **options}
+        return lambda html, url: trafilatura.extract(html, url=url, **chosen)
+
+    return factory
 
 
 def _readability() -> Extract:
@@ -197,7 +207,10 @@ def _resiliparse() -> Extract:
 EXTRACTORS: dict[str, tuple[Callable[[], Extract], str | None]] = {
     "all-text": (_all_text, None),
     "denoise": (_denoise, "webdenoise"),
-    "trafilatura": (_trafilatura, "trafilatura"),
+    "trafilatura": (_trafilatura(), "trafilatura"),
+    "trafilatura-recall": (_trafilatura(favor_recall=True), "trafilatura"),
+    "trafilatura-precision": (_trafilatura(favor_precision=True), "trafilatura"),
+    "trafilatura-comments": (_trafilatura(include_comments=True), "trafilatura"),
     "readability": (_readability, "readability-lxml"),
     "justext": (_justext, "justext"),
     "boilerpy3": (_boilerpy3, "boilerpy3"),
