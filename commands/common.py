@@ -371,13 +371,13 @@ def web_inputs(err: Console, inputs: list[str] | None, urls: Path | None) -> lis
 
 
 def one_page(inputs: list[str]) -> bool:
-    """Whether the inputs are one page: an .html / .htm file, or a URL (its output is
-    then the page's own, not a JSON line)."""
+    """Whether the inputs are one page: an .html / .htm file (gzipped too), or a URL (its
+    output is then the page's own, not a JSON line)."""
     if len(inputs) != 1:
         return False
     name = inputs[0]
-    return is_url(name) or (name != "-" and Path(name).is_file()
-                            and Path(name).suffix.lower() in (".html", ".htm"))
+    return is_url(name) or (name != "-" and Path(name).is_file() and name.lower().endswith(
+        (".html", ".htm", ".html.gz", ".htm.gz")))
 
 
 def page_fetcher(max_bytes: int, allow_private: bool) -> Fetcher:

@@ -91,6 +91,16 @@ def test_extract_one_page_prints_phrase_tab_score_lines_with_the_shipped_default
     assert len(scores) == 5 and scores == sorted(scores, reverse=True)
 
 
+def test_extract_one_gzipped_page_prints_lines_too(shop, tmp_path):
+    import gzip
+
+    packed = tmp_path / "oak-shelf.html.gz"
+    packed.write_bytes(gzip.compress((shop / "oak-shelf.html").read_bytes()))
+    result = run(["extract", packed, "--top", "3"])
+    assert result.exit_code == 0, result.output
+    assert [len(line.split("\t")) for line in result.stdout.splitlines()] == [2, 2, 2]
+
+
 @pytest.mark.slow
 def test_extract_cuts_the_detector_at_the_recall_its_ranker_was_trained_with(tmp_path):
     """The ranker's file records the recall it was trained at; extract de-noises there."""
