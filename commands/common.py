@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import errno
 import io
+import os
 import signal
 import sys
 import time
@@ -125,15 +126,24 @@ PageTimeoutOption = Annotated[float, typer.Option(
     "parse finishes first); the embedded engine only.")]
 
 
+def cannot_write(path: object, error: OSError) -> str:
+    """The one line saying an output cannot be written, naming it."""
+    return f"{path}: cannot write ({error.strerror or error})"
+
+
 def writable(path: Path | None) -> Path | None:
-    """An output option's callback: a path that cannot be written (its folder missing,
-    a folder) ends the command with one line naming it, exit 2, before any work."""
+    """An output option's callback: a path that cannot be written (its folder missing or
+    read-only, a folder, a read-only file) ends the command with one line naming it,
+    exit 2, before any work."""
     if path is not None and str(path) != "-":
         try:
-            output_target(path)
+            target = output_target(path)
+            where = target.path if target.stream or target.path.exists() else \
+                target.path.parent
+            if not os.access(where, os.W_OK):
+                raise PermissionError(errno.EACCES, "permission denied", str(path))
         except OSError as error:
-            raise fail(Console(stderr=True),
-                       f"{path}: cannot write ({error.strerror or error})") from None
+            raise fail(Console(stderr=True), cannot_write(path, error)) from None
     return path
 
 
@@ -253,7 +263,7 @@ def _run(err: Console, inputs: Sequence[str], job: PageJob, *, out: Path, jobs: 
                                      resume=resume)
     except (DenoiseError, OSError) as error:
         say(err, f"error: {error}" if isinstance(error, DenoiseError)
-             else f"error: {out}: cannot write ({error.strerror or error})")
+             else f"error: {cannot_write(out, error)}")
         raise typer.Exit(2) from None
 
     def skip(item: Page | Skipped, reason: PageError | Skipped) -> None:
@@ -310,7 +320,7 @@ def _run(err: Console, inputs: Sequence[str], job: PageJob, *, out: Path, jobs: 
     except OSError as error:
         if output is not None:
             output.close()
-        say(err, f"error: {out}: cannot write ({error.strerror or error})")
+        say(err, f"error: {cannot_write(out, error)}")
         raise typer.Exit(1) from None
     summary.started, summary.cpu_started = clocks
     noted = noting.count if noting is not None else 0

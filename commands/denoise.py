@@ -25,6 +25,7 @@ from commands.common import (
     SiteOption,
     SparkMasterOption,
     VersionOption,
+    cannot_write,
     fraction,
     page_progress,
     run,
@@ -256,7 +257,7 @@ def _open_site_run(err: Console, stack: ExitStack, name: str, db: Path | None,
         say(err, f"error: {error}")
         raise typer.Exit(2) from None
     except OSError as error:
-        say(err, f"error: {out}: cannot write ({error.strerror or error})")
+        say(err, f"error: {cannot_write(out, error)}")
         raise typer.Exit(2) from None
 
 
@@ -282,7 +283,7 @@ def _site_failed(err: Console, error: BaseException, output: SiteProgress | None
         sys.stderr.close()
         return typer.Exit(0)
     if isinstance(error, OSError):
-        say(err, f"error: {error.filename or out}: cannot write ({error.strerror or error})"
+        say(err, f"error: {cannot_write(error.filename or out, error)}"
              + kept)
         return typer.Exit(1)
     return error

@@ -32,6 +32,7 @@ from commands.common import (
     SiteOption,
     SparkMasterOption,
     UrlsOption,
+    cannot_write,
     fraction,
     one_page,
     page_fetcher,
@@ -167,6 +168,7 @@ def train_command(
     min_pages: Annotated[int, typer.Option(
         min=2, help="Sites with fewer pages give no labels.")] = 10,
     report: Annotated[Path | None, typer.Option(
+        callback=writable,
         help="Also write the cross-site report (per-site recall, curve) as JSON here.",
     )] = None,
     max_bytes: MaxBytesOption = DEFAULT_MAX_BYTES,
@@ -274,8 +276,12 @@ def train_command(
     threshold, sites = detector.threshold, trained.training["sites"]
     expected_precision, expected_recall = detector.expected() or (0.0, 0.0)
     if report is not None:
-        with atomic_text(report) as stream:
-            json.dump(_report_data(result, c is not None), stream)
+        try:
+            with atomic_text(report) as stream:
+                json.dump(_report_data(result, c is not None), stream)
+        except OSError as error:  # the model is written: say so, and what was not
+            say(err, f"model written to {out}; error: {cannot_write(report, error)}")
+            raise typer.Exit(1) from None
     promise = ("cross-site precision" if pooled_curve else
                f"precision on {1 - site_quantile:.0%} of new sites at least")
     say(err, f"model written to {out}: operating point {threshold:.3f} ({promise} "
@@ -761,7 +767,7 @@ def show_command(
         with atomic_text(out) as stream:
             stream.write(shaded_html(scores, url=url))
     except OSError as error:
-        say(err, f"error: {out}: cannot write ({error.strerror or error})")
+        say(err, f"error: {cannot_write(out, error)}")
         raise typer.Exit(1) from None
     template = int(scores.template.sum())
     say(err, f"{out}: {template} of {len(scores.raw)} scored blocks shaded as template "

@@ -31,6 +31,7 @@ from commands.common import (
     SparkMasterOption,
     UrlsOption,
     VersionOption,
+    cannot_write,
     fail,
     fraction,
     one_page,
@@ -154,7 +155,7 @@ def main() -> None:
 def _named(error: Exception, path: Path) -> str:
     """An error about an output file, as one line naming it."""
     if isinstance(error, OSError):
-        return f"{path}: cannot write ({error.strerror or error})"
+        return cannot_write(path, error)
     return str(error)
 
 

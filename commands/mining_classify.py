@@ -27,6 +27,7 @@ from commands.common import (
     PageTimeoutOption,
     ResumeOption,
     SparkMasterOption,
+    cannot_write,
     fail,
     fraction,
     progress_bar,
@@ -200,7 +201,7 @@ def train_command(
             "pages": len(texts), "labels": str(labels), "skipped": len(skipped),
             "detector": str(detector) if detector is not None else None}})
     except OSError as error:
-        raise fail(err, f"{out}: cannot write ({error.strerror or error})", 1) from None
+        raise fail(err, cannot_write(out, error), 1) from None
     counts = ", ".join(f"{label} {int(n)}" for label, n in zip(
         classifier.classes_, classifier.class_count_, strict=True))
     say(err, f"classifier written to {out}: {len(texts)} pages ({counts}), "
@@ -260,7 +261,7 @@ def predict_command(
         sys.stderr.close()
         raise typer.Exit(0) from None
     except OSError as error:
-        raise fail(err, f"{out}: cannot write ({error.strerror or error})", 1) from None
+        raise fail(err, cannot_write(out, error), 1) from None
     say(err, f"{done + len(skipped)} pages read, {done} written, {len(skipped)} skipped, "
          f"{time.process_time() - started:.1f} CPU seconds")
     if not done:

@@ -28,6 +28,7 @@ from commands.common import (
     ResumeOption,
     SiteOption,
     SparkMasterOption,
+    cannot_write,
     fail,
     page_progress,
     say,
@@ -267,11 +268,11 @@ def dedup_command(
             found = _sketched(err, cleanup, inputs, index_, out=out, jobs=jobs, site=site,
                               max_bytes=max_bytes, resume=resume, page_timeout=page_timeout)
         summary.resumed = found.resumed_items
-        try:  # matching spills the sketches to disk (their files' last writes)
+        try:  # matching reads the sketches spilled to disk, after their files' last writes
             matches = found.matches()
         except OSError as error:
-            raise fail(err, f"{error.filename or 'a temporary file'}: cannot write the "
-                       f"sketches ({error.strerror or error})", 1) from None
+            raise fail(err, f"{error.filename or 'the temporary folder'}: the sketches "
+                       f"spilled to disk failed ({error.strerror or error})", 1) from None
         if matches is None:
             summary.count(found.skipped)  # what was read and skipped is said all the same
             say(err, summary.line("sketched"))
@@ -290,14 +291,14 @@ def dedup_command(
             sys.stderr.close()
             raise typer.Exit(0) from None
         except OSError as error:
-            raise fail(err, f"{out}: cannot write ({error.strerror or error})", 1) from None
+            raise fail(err, cannot_write(out, error), 1) from None
         saved = ""
         if save_index is not None:  # an index holds every sketch and id in memory
             index_.add(list(found.ids), found.sketches())
             try:
                 index_.save(save_index, {"inputs": [str(i) for i in inputs]})
             except OSError as error:
-                raise fail(err, f"{save_index}: cannot write ({error.strerror or error})",
+                raise fail(err, cannot_write(save_index, error),
                             1) from None
             saved = f"; index of {len(index_)} pages saved to {save_index}"
         against = f" (against {indexed} indexed pages in {index})" if index is not None else ""

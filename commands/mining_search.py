@@ -21,6 +21,7 @@ from commands.common import (
     MethodName,
     OutOption,
     SiteOption,
+    cannot_write,
     fail,
     fraction,
     page_progress,
@@ -67,8 +68,11 @@ def index_command(
 
     Makes the index folder on first use; later runs add to it, with the settings it was
     made with (an option asking for others is refused). A page whose id is already
-    there replaces it. Pages that cannot be read or parsed are named, counted and
-    skipped; an interrupted run leaves the index as it was at its last commit.
+    there replaces it: a page's id is its path inside the folder given, after the
+    folder's name when several inputs are given (a single file's: its path as given),
+    so name a folder the same way, alone or not, each time it is indexed again. Pages
+    that cannot be read or parsed are named, counted and skipped; an interrupted run
+    leaves the index as it was at its last commit.
 
     Example: mining index pages/ --index pages.index && mining search -i pages.index "polar bears"
     """
@@ -98,7 +102,7 @@ def index_command(
     except DenoiseError as error:
         raise fail(err, error) from None
     except OSError as error:
-        raise fail(err, f"{error.filename or index}: cannot write ({error.strerror or error})",
+        raise fail(err, cannot_write(error.filename or index, error),
                    1) from None
     summary.written = report.added
     summary.count(skipped)
@@ -153,7 +157,7 @@ def search_command(
         sys.stderr.close()
         raise typer.Exit(0) from None
     except OSError as error:
-        raise fail(err, f"{out}: cannot write ({error.strerror or error})", 1) from None
+        raise fail(err, cannot_write(out, error), 1) from None
     asked_count = answered + unanswered
     say(err, f"{asked_count} quer{'y' if asked_count == 1 else 'ies'} over {len(search_index)} "
          f"pages, {unanswered} found nothing")

@@ -44,16 +44,18 @@ def output_target(path: str | os.PathLike[str]) -> OutputTarget:
     Raises ``FileNotFoundError`` naming the missing folder, ``IsADirectoryError`` for a
     folder.
     """
-    target = Path(os.path.realpath(path))  # links followed, even a dangling one's target
-    try:
-        mode = target.stat().st_mode
+    try:  # what the name leads to, links followed: /dev/stdout's is a pipe, not a path
+        mode = Path(path).stat().st_mode
     except FileNotFoundError:
         mode = None
+    if mode is not None and not stat.S_ISREG(mode) and not stat.S_ISDIR(mode):
+        return OutputTarget(Path(path), True)  # opened by its name, as the shell's >
+    target = Path(os.path.realpath(path))  # links followed, even a dangling one's target
     if mode is not None and stat.S_ISDIR(mode):
         raise IsADirectoryError(errno.EISDIR, "a folder, not a file", str(path))
     if mode is None and not target.parent.is_dir():
         raise FileNotFoundError(errno.ENOENT, f"no folder {target.parent}", str(path))
-    return OutputTarget(target, mode is not None and not stat.S_ISREG(mode))
+    return OutputTarget(target, False)
 
 
 @contextmanager

@@ -11,7 +11,8 @@ Walking the candidates best first, one is left out when
   words as they are in a language Snowball has no stemmer for);
 - it is only a *number, date or time*: no word with a letter ("15", "12:41",
   "2010"), or only numbers beside month and weekday names and the words of a time
-  of day ("November 27", "16:11 ET").
+  of day ("November 27", "16:11 ET", "4pm"). A phrase of a number and a word that is
+  also a time zone's ("PT 109") goes too: a price of so short a list of words.
   Inside a longer phrase they stay ("iPhone 4", "Windows 7").
 
 A fragment listed *above* its longer phrase stays: both were ranked on their own
@@ -36,6 +37,7 @@ with slots scores below the paper's ranker alone.
 
 from __future__ import annotations
 
+import re
 import threading
 from collections.abc import Callable
 
@@ -90,11 +92,15 @@ def _words(phrase: str) -> list[str]:
     return [w for w in (word.strip(".,;:!?\"'()[]{}").lower() for word in phrase.split()) if w]
 
 
+#: A time of day written as one word: "4pm", "10.30am", "16h11".
+_TIME = re.compile(r"\d{1,2}(?:[:.]\d{2})?(?:am|pm|a\.m|p\.m|h\d{0,2})")
+
+
 def _numbers_only(words: list[str]) -> bool:
-    """No word with a letter ("15", "12:41"), or only such words beside month and
+    """No word with a letter ("15", "12:41", "4pm"), or only such words beside month and
     weekday names and a time of day's words ("November 27", "4 pm")."""
-    return all(w in _CALENDAR or not any(ch.isalpha() for ch in w) for w in words) and \
-        not all(w in _CALENDAR for w in words)
+    return all(w in _CALENDAR or not any(ch.isalpha() for ch in w) or _TIME.fullmatch(w)
+               for w in words) and not all(w in _CALENDAR for w in words)
 
 
 def distinct_best(candidates: Candidates, scores: np.ndarray,

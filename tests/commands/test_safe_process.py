@@ -121,16 +121,38 @@ def test_a_command_names_a_missing_output_folder(tmp_path):
     ("mining", ["dedup", str(EXAMPLES), "--save-index"]),
     ("mining", ["classify", "train", str(PAGE), "--out"]),
     ("kwx", ["train", str(EXAMPLES), "--out"]),
+    ("denoise", ["train", str(EXAMPLES), "--out", "MODEL", "--report"]),
 ])
 def test_every_output_is_checked_before_any_work(tmp_path, program, arguments):
     from importlib import import_module
 
     missing = tmp_path / "nowhere" / "out"
+    arguments = [str(tmp_path / "m.npz") if a == "MODEL" else a for a in arguments]
     result = CliRunner().invoke(import_module(f"commands.{program}").app,
                                 [*arguments, str(missing)])
     assert result.exit_code == 2, result.output
     assert f"error: {missing}: cannot write (no folder {missing.parent})" in result.output
     assert not missing.parent.exists()
+
+
+def test_a_read_only_output_is_refused_before_any_work(tmp_path, monkeypatch):
+    import commands.common
+    from commands.denoise import app
+
+    out = tmp_path / "out.txt"
+    monkeypatch.setattr(commands.common.os, "access", lambda path, mode: False)  # as root too
+    result = CliRunner().invoke(app, ["apply", str(PAGE), "-o", str(out)])
+    assert result.exit_code == 2
+    assert f"error: {out}: cannot write (permission denied)" in result.output
+
+
+def test_dev_stdout_on_a_pipe_is_written_to():
+    # /dev/stdout's link leads to "pipe:[N]", no path: opened by its name, as > does
+    command = subprocess.run(
+        [sys.executable, "-c", "from commands.denoise import main; main()", "apply", str(PAGE),
+         "--format", "main", "-o", "/dev/stdout"], capture_output=True, text=True, timeout=120)
+    assert command.returncode == 0, command.stderr
+    assert command.stdout.startswith("Oak wall shelf\n")
 
 
 @pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full")
@@ -184,7 +206,7 @@ def test_dedup_on_a_full_disk_is_one_line_and_leaves_no_temporary_files(tmp_path
         capture_output=True, text=True, timeout=300, preexec_fn=limited,
         env={**os.environ, "TMPDIR": str(scratch)})
     assert command.returncode == 1, command.stderr
-    assert "cannot write the sketches (File too large)" in command.stderr
+    assert "the sketches spilled to disk failed (File too large)" in command.stderr
     assert "Traceback" not in command.stderr
     assert not list(scratch.iterdir())  # the sketches' folder is removed all the same
 

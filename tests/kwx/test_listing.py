@@ -99,8 +99,9 @@ def test_one_inflection_of_a_phrase_and_no_bare_numbers(story):
     listed = listing(story, ["polar bear", "Polar bears", "12:41", "2010", "November 27",
                              "iPhone 4", "seals"], n=3)
     assert listed == ["polar bear", "iPhone 4", "seals"]
-    updated = candidates_of("Updated 16:11 ET. Shares of Ford rose at 4 pm in Detroit.")
-    assert listing(updated, ["16:11 ET", "4 pm", "Ford"], n=1) == ["Ford"]
+    updated = candidates_of("Updated 16:11 ET. Shares of Ford rose at 4 pm in Detroit, "
+                            "and fell at 5pm.")
+    assert listing(updated, ["16:11 ET", "4 pm", "5pm", "Ford"], n=1) == ["Ford"]
 
 
 def test_phrase_slots_take_the_best_phrases_left(story):
