@@ -69,19 +69,19 @@ without its source):
    named "details-overlay", a link named "modallink"). "popover" (a box shown on a
    click), added later: WCXB's products +0.2, 7 pages better, none worse, the other
    sets unchanged (found on a chaos page whose registration popover the half-text guard
-   keeps; without that guard two articles named as dialogs went). "lightbox" was a dialog word until
-   it named a chaos page's article text ("lightbox-enable"). A paywall's offer ("row
-   paywall", "paywall-template-container": "Möchten Sie weiterlesen?", "Ja. Ich bin
-   Abonnent.") goes with them: a block named "paywall" (its own cue bit,
-   :data:`~denoise.features.PAYWALL_BIT`) holding no ``<p>`` of :data:`RELATED_PROSE`
-   characters outside links. One holding one is the article behind the wall
-   ("entry__content steady-paywall-container"; Google's markup for paywalled articles
-   names each locked part "paywall"), and the free part beside it ("non-paywall",
-   :data:`~denoise.features.FREE_BIT`) is none. Held out: trafilatura's set 91.93 ->
-   92.05 (a teaser kept in place of its offer, two offers' four lines gone; the word was
-   read on that set's pages), the other sets unchanged. Locked parts of short
-   paragraphs or bare text still go. A guard by the content's name instead ("paywall"
-   and "content" in one block) gave 92.03, but it brought back dialogs named
+   keeps; without that guard two articles named as dialogs went). "lightbox" was a
+   dialog word until it named a chaos page's article text ("lightbox-enable"). A
+   paywall's offer ("row paywall", "paywall-template-container": "Möchten Sie
+   weiterlesen?", "Ja. Ich bin Abonnent.") goes with them: a block named "paywall" (its
+   own cue bit, :data:`~denoise.features.PAYWALL_BIT`) holding no ``<p>`` of
+   :data:`RELATED_PROSE` characters outside links. One holding one is the article behind
+   the wall ("entry__content steady-paywall-container"; Google's markup for paywalled
+   articles names each locked part "paywall"), and the free part beside it
+   ("non-paywall", :data:`~denoise.features.FREE_BIT`) is none. Held out: trafilatura's
+   set 91.93 -> 92.05 (a teaser kept in place of its offer, two offers' four lines gone;
+   the word was read on that set's pages), the other sets unchanged. Locked parts of
+   short paragraphs or bare text still go. A guard by the content's name instead
+   ("paywall" and "content" in one block) gave 92.03, but it brought back dialogs named
    "cookie-text" or "popup-content". A form to write in, a
    ``<form>`` holding a ``<textarea>`` (a comment form, a contact form), goes with
    them: its labels ("Name (required)", "Leave a reply") are no text of the page. Held

@@ -12,7 +12,7 @@ Walking the candidates best first, one is left out when
 - it is only a *number, date or time*: no word with a letter ("15", "12:41",
   "2010"), or only numbers beside month and weekday names and the words of a time
   of day ("November 27", "16:11 ET", "4pm"). A phrase of a number and a word that is
-  also a time zone's ("PT 109") goes too: a price of so short a list of words.
+  also a time zone's ("PT 109") goes too: the price of so short a list of words.
   Inside a longer phrase they stay ("iPhone 4", "Windows 7").
 
 A fragment listed *above* its longer phrase stays: both were ranked on their own
