@@ -20,6 +20,8 @@ million characters of text (8 or 9 of their 10 best keywords stay).
 
 from __future__ import annotations
 
+import re
+from bisect import bisect_right
 from dataclasses import dataclass
 
 import numpy as np
@@ -40,6 +42,9 @@ _HEADINGS = frozenset("h1 h2 h3 h4 h5 h6".split())
 #: module notes): ~150,000 words of English. The text is cut at its last space or line
 #: break before this, so no part of a word is left at the end.
 MAX_TEXT_CHARS = 1_000_000
+#: A reference mark, a chunk of its own ("[1]" in a wiki's ``<sup><a>``; "[a]" a note):
+#: glued to the word before it, "Foundation[2][3]" would be one word, no candidate.
+_REFERENCE = re.compile(r"\[(?:\d{1,3}|[a-z])\]")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -61,7 +66,7 @@ class KeywordDocument:
     title: str
     meta_keywords: str
     meta_description: str
-    removed_chars: int  # characters of body text removed as template
+    removed_chars: int  # characters of body text removed (as template; reference marks)
     #: the start of the whole page's text (kept or not): its language where the kept
     #: text is too short to tell (:func:`kwx.text.page_language`)
     page_start: str = ""
@@ -80,11 +85,12 @@ def read_document(page: Page, detector: TemplateDetector | None = None) -> Keywo
 
 def kept_document(cleaned: Cleaned) -> KeywordDocument:
     """The text keywords are taken from: what the de-noising step kept of the page
-    (:class:`denoise.cleaning.Cleaned`), with each kept chunk's block score (0 in modes
-    that score no block) and the page's head texts."""
+    (:class:`denoise.cleaning.Cleaned`) but its reference marks (:data:`_REFERENCE`),
+    with each kept chunk's block score (0 in modes that score no block) and the page's
+    head texts."""
     blocks = cleaned.blocks
-    keep, offsets, link, heading, template, removed = _kept_chunks(blocks, cleaned.keep,
-                                                                   cleaned.scores)
+    keep, offsets, link, heading, template, removed = _kept_chunks(
+        blocks, cleaned.keep & ~_references(blocks), cleaned.scores)
     text, chunks = _within_cap(blocks, keep, (offsets, link, heading, template))
     offsets, link, heading, template = chunks
     return KeywordDocument(page=cleaned.page, text=text,
@@ -93,6 +99,21 @@ def kept_document(cleaned: Cleaned) -> KeywordDocument:
                            meta_keywords=cleaned.meta_keywords,
                            meta_description=cleaned.meta_description, removed_chars=removed,
                            page_start=blocks.text[:SAMPLE_CHARS])
+
+
+def _references(blocks: PageBlocks) -> np.ndarray:
+    """Per chunk: a reference mark alone ("[1]", :data:`_REFERENCE`), which no keyword
+    holds; a page without a "[" has none (the one search most pages cost)."""
+    found = np.zeros(len(blocks.chunk_starts), dtype=bool)
+    if "[" not in blocks.text:
+        return found
+    starts = blocks.chunk_starts.tolist()
+    ends = blocks.chunk_ends.tolist()
+    for match in _REFERENCE.finditer(blocks.text):
+        at = bisect_right(starts, match.start()) - 1
+        if at >= 0 and starts[at] == match.start() and ends[at] == match.end():
+            found[at] = True
+    return found
 
 
 def _within_cap(blocks: PageBlocks, keep: np.ndarray, chunks: tuple[np.ndarray, ...],

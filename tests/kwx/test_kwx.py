@@ -110,6 +110,25 @@ def test_candidates_never_cross_punctuation_or_a_line_break():
         assert key_hash(crossing) not in phrase_hashes(TEXT)
 
 
+def test_a_wiki_s_reference_marks_are_no_part_of_a_word():
+    # "[1]" in its own <sup><a>, glued to the word before it: "Foundation[2][3" was one
+    # word to spaCy's rules, so "Mozilla Foundation" lost its occurrences
+    note = '<sup class="reference"><a href="#cite_note-{0}">[{0}]</a></sup>'
+    html = ("<html><body><p>The Mozilla Foundation" + note.format(1) + note.format(2)
+            + " makes Firefox. The Mozilla Foundation is a non-profit with minor exceptions."
+            + note.format(3) + " Its staff" + note.format("a") + " work remotely.</p>"
+            "<p>A list [1] written in the text stays.</p></body></html>")
+    document = read_document(Page(id="wiki.html", html=html))
+    assert "[" not in document.text.split("A list")[0]
+    assert "A list [1] written" in document.text
+    found = find_candidates(document)
+    written = {found.document.text[a:b] for a, b in found.spans.tolist()}
+    assert "Mozilla Foundation" in written and "minor exceptions" in written
+    assert not any("[" in phrase or "]" in phrase for phrase in written)
+    index = [p.lower() for p in found.phrases(np.arange(len(found)))].index("mozilla foundation")
+    assert found.tf[index] == 2
+
+
 def test_a_glued_hyphen_joins_and_is_dropped():
     assert key_hash("3-Day Festival") == key_hash("3 day festival")
     assert key_hash("New York Stock-Exchange") == key_hash("new york stock exchange")
