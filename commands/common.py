@@ -133,13 +133,13 @@ def cannot_write(path: object, error: OSError) -> str:
 
 def writable(path: Path | None) -> Path | None:
     """An output option's callback: a path that cannot be written (its folder missing or
-    read-only, a folder, a read-only file) ends the command with one line naming it,
-    exit 2, before any work."""
+    read-only, a folder, a device or pipe it may not write to) ends the command with one
+    line naming it, exit 2, before any work. A file is written beside itself and renamed
+    over (:mod:`denoise.output`), so its folder is what must be writable."""
     if path is not None and str(path) != "-":
         try:
             target = output_target(path)
-            where = target.path if target.stream or target.path.exists() else \
-                target.path.parent
+            where = target.path if target.stream else target.path.parent
             if not os.access(where, os.W_OK):
                 raise PermissionError(errno.EACCES, "permission denied", str(path))
         except OSError as error:
