@@ -517,6 +517,41 @@ def test_an_author_s_box_goes_with_its_bio():
     assert "Ann Smith" in main_text(page(body, "bio.html"), related=False)
 
 
+@pytest.mark.parametrize("head", ["<h2>Related Stories</h2>",
+                                  '<h2><a href="/related">Related Stories</a></h2>'])
+def test_teasers_after_a_heading_wrapped_alone_go(head):
+    # phys.org's related stories: the heading alone in its <header>, each teaser a card
+    # whose blurb is a paragraph of its own box; a linked heading the scores drop too
+    cards = "".join(
+        f'<article class="card"><h4><a href="/news/{i}.html">Ferry news number {i}</a></h4>'
+        f'<small>March {i}, 2017</small><div class="blurb"><p>The harbour office '
+        f"publishes new sailing times for the island ferries, route {i}, from next "
+        "month, and the lifeboat crew will train on the new pier ...</p></div></article>"
+        for i in range(1, 4))
+    body = (f'<div class="page"><div class="story"><h1>Harbour council backs lighthouse '
+            f"budget</h1><p>{STORY}</p><p>{SECOND}</p><p>{STORY}</p><p>{SECOND}</p>"
+            f"<p>{STORY}</p></div>"
+            f'<section class="more"><header class="head">{head}</header>{cards}</section>'
+            "</div>")
+    text = main_text(page(body, "cards.html"))
+    assert STORY.strip() in text and SECOND.strip() in text
+    assert "route" not in text and "March 2, 2017" not in text
+    assert "route 3" in main_text(page(body, "cards.html"), related=False)
+
+
+def test_a_short_paragraph_after_a_box_of_related_links_stays():
+    # CNET's box between two paragraphs holds its heading and its links, all dropped: the
+    # section lies in that box, not in the article around it
+    links = "".join(f'<li><a href="/news/{i}.html">Ferry news number {i}</a></li>'
+                    for i in range(1, 5))
+    body = (f'<div class="story"><h1>Harbour council backs lighthouse budget</h1>'
+            f"<p>{STORY}</p><p>{SECOND}</p><p>{STORY}</p>"
+            f'<div class="related"><h3>Related stories</h3><ul>{links}</ul></div>'
+            "<p>Consumers spend more time at the harbour in summer.</p>"
+            f"<p>{SECOND}</p></div>")
+    assert "Consumers spend more time" in main_text(page(body, "cnet.html"))
+
+
 @pytest.mark.parametrize("head", ["<h3>Related articles</h3>", "<div>Mehr zum Thema</div>"])
 def test_the_article_going_on_after_a_related_box_opening_its_second_part_stays(head):
     # only an author's box takes its paragraph with it: the article's second part here
