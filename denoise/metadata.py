@@ -55,7 +55,7 @@ from denoise.html import parse_html
 from denoise.language import SAMPLE_CHARS, detect_language, primary_subtag
 from denoise.page import Page
 
-__all__ = ["Metadata", "extract_metadata", "page_metadata"]
+__all__ = ["Metadata", "declared_language", "extract_metadata", "page_metadata"]
 
 _ARTICLE_TYPES = {
     "article", "newsarticle", "blogposting", "reportagenewsarticle", "analysisnewsarticle",
@@ -140,6 +140,19 @@ def extract_metadata(page: Page, text: str | None = None) -> Metadata:
     root = parse_html(page.html, page.id, dropped=("style", "noscript", "template"),
                       hidden_elements=True)
     return page_metadata(root, page.url, text)
+
+
+def declared_language(page: Page) -> str:
+    """The language ``page`` declares (a primary subtag: ``<html lang>``, meta tags,
+    JSON-LD), "" if none; parsed here, as :func:`extract_metadata` parses it. For a
+    text too short to identify (:func:`kwx.text.page_language`)."""
+    page = expect_page(page, "declared_language")
+    if not page.html:
+        return ""
+    root = parse_html(page.html, page.id, dropped=("style", "noscript", "template"),
+                      hidden_elements=True)
+    metas = _metas(root)
+    return _language(root, metas, _main_object(_json_ld(root)))
 
 
 def page_metadata(root: etree._Element, url: str | None = None,

@@ -31,7 +31,7 @@ languages' tokenizers take a page's text in slices of :data:`SLICE_CHARS`.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cache
 from itertools import compress, repeat
@@ -163,20 +163,26 @@ def _blank_tokenizer(name: str) -> Any:
     return _BLANK[name]
 
 
-def page_language(found: Words, text: str, more: Sequence[str] = (), page: str = "") -> str:
+def page_language(found: Words, text: str, more: Sequence[str] = (), page: str = "",
+                  declared: Callable[[], str] | None = None) -> str:
     """The language to tokenize ``text`` in, given its English ``found`` words: English
     when enough of them are English stop words (:data:`ENGLISH_STOP_SHARE`) and few are
     other languages' (:data:`FOREIGN_STOP_SHARE`), else the language
     :func:`denoise.language.detect_language` identifies in the text's start and the
     ``more`` lines after it (a title: they tell where the text is short), or where that is
     too short to tell, in ``page``, the start of the whole page's text (a German blog post
-    whose kept text was its one-line title read as English: "der" came out a keyword);
-    where spaCy has a tokenizer for it; English when it has none or nothing tells."""
+    whose kept text was its one-line title read as English: "der" came out a keyword),
+    or where the whole page is that short, the one the page ``declared`` (asked only
+    then: a German page of one sentence read as English gave "Der Zitronenkuchen ist
+    saftig und" as a keyword); where spaCy has a tokenizer for it; English when it has
+    none or nothing tells."""
     if _plainly_english(found):
         return ENGLISH
     language = detect_language("\n".join((text[:SAMPLE_CHARS], *more)))
     if not language and page:
         language = detect_language(page[:SAMPLE_CHARS])
+    if not language and declared is not None:
+        language = declared()
     return language if language and language_tokenizer(language) is not None else ENGLISH
 
 

@@ -90,6 +90,19 @@ def test_a_kept_text_too_short_to_tell_takes_the_page_s_language():
     assert page_language(words(kept), kept, (), page) == "de"
 
 
+@pytest.mark.parametrize("declared", ['<html lang="de-CH">',
+                                      '<html><head><meta http-equiv="content-language" '
+                                      'content="de"></head>'])
+def test_a_page_too_short_to_tell_takes_the_language_it_declares(declared):
+    # a German page of one sentence, read as English, gave "Der Zitronenkuchen ist saftig
+    # und" as a keyword: no stop word of English, so the sentence was one phrase
+    sentence = "Der Zitronenkuchen ist saftig und schnell gebacken."
+    item = Page(id="kuchen.html", html=f"{declared}<body><p>{sentence}</p></body></html>")
+    assert find_candidates(read_document(item)).language == "de"
+    undeclared = Page(id="kuchen.html", html=f"<html><body><p>{sentence}</p></body></html>")
+    assert find_candidates(read_document(undeclared)).language == ENGLISH
+
+
 def test_an_english_page_is_never_identified(monkeypatch):
     def refuse(text: str, declared: str = "") -> str:
         raise AssertionError("English text went to the identifier")
