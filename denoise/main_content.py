@@ -274,10 +274,10 @@ without its source):
    könnte dich auch interessieren", "À lire aussi", "Zobacz również"; "About the
    author", "Über die Autorin"; "12 Comments", "Leave a reply", "Schreibe einen
    Kommentar") goes. It runs from its head to the next kept heading of the head's
-   rank or above, or the next line that heads a section (a line ranks below every
-   heading), inside the head's parent block. The rule is for the boxes after an
-   article that the scores kept, their teasers and bios being text like the article's.
-   Three guards:
+   rank or above, or the next head, or the next line that heads a section (a line ranks
+   below every heading), inside the head's parent block (below: a wrapper holding the
+   head alone is no parent). The rule is for the boxes after an article that the
+   scores kept, their teasers and bios being text like the article's. Three guards:
    - The section ends before the parent's next ``<p>`` holding :data:`RELATED_PROSE`
      characters outside links: the article goes on after a "related" box placed
      between its paragraphs. Unless the head is the author's box's (:data:`AUTHOR`) and
@@ -294,11 +294,14 @@ without its source):
      links headed so is its own content.
 
    A heading the scores dropped heads its section too (matched on its whole text):
-   phys.org's "Related Stories" and a linked one go while the teasers' blurbs after
-   them stay. And a heading alone in its wrapper (``<header><h2>``) heads the section
-   of the first ancestor holding more text than it (all text, kept or not: CNET's box
-   of related links, dropped whole, holds its section, and the article's short
-   paragraph after the box stays). Held out: chaos 93.43 -> 93.55 (phys.org's related
+   phys.org's "Related Stories", which the scores drop, plain or linked, had left its
+   teasers' dates and blurbs after the article. And a heading alone in its wrapper
+   (``<header><h2>``) heads the section of the first ancestor holding more text than it
+   (all text, kept or not: CNET's box of related links, dropped whole, holds its
+   section, and the article's short paragraph after the box stays). There, the first
+   guard also ends the section at a ``<p>`` further down whose item (the ancestor's
+   child holding it) holds no link before it: the article's next part after an empty
+   box, where a teaser card has its headline. Held out: chaos 93.43 -> 93.55 (phys.org's related
    stories; the rule was read on its page, so that gain is not held out as a choice),
    trafilatura's set +0.01, WCXB's forums +0.03 (two Q&A pages whose answers' "3
    comments" now head their comments: WCXB's gold keeps them on one and drops them on
@@ -1022,12 +1025,9 @@ def _related_heads(blocks: PageBlocks, keep: np.ndarray) -> dict[int, int]:
     dropped, when it is on)."""
     heads: dict[int, int] = {}
     headings = np.flatnonzero(blocks.has_tag(HEADINGS))
-    kept = np.concatenate(([0], np.cumsum(keep)))
     for head, (start, end) in zip(headings.tolist(), blocks.spans[headings].tolist(),
                                   strict=True):
-        # a heading the scores dropped still heads its section's teasers they kept
-        shown = keep if kept[end] > kept[start] else np.ones_like(keep)
-        if RELATED.fullmatch(_kept_words(blocks, shown, start, end)):
+        if RELATED.fullmatch(_head_words(blocks, keep, start, end)):
             heads[head] = int(blocks.tags[head][1])
     # the block's whole kept text, blocks inside it too: a "Trending" box's own line
     # above its article paragraphs is no head of them
@@ -1039,10 +1039,15 @@ def _related_heads(blocks: PageBlocks, keep: np.ndarray) -> dict[int, int]:
     return heads
 
 
-def _kept_words(blocks: PageBlocks, keep: np.ndarray, start: int, end: int) -> str:
-    """The kept text of chunks ``start`` to ``end`` as a head is matched (:func:`_words`)."""
+def _head_words(blocks: PageBlocks, keep: np.ndarray, start: int, end: int) -> str:
+    """The words of a heading (chunks ``start`` to ``end``) as a head is matched
+    (:func:`_words`): its kept text, or all of it where the scores kept none (a heading
+    dropped still heads the teasers after it that they kept)."""
+    chunks = range(start, end)
+    if keep[start:end].any():
+        chunks = [i for i in chunks if keep[i]]
     return _words(" ".join(blocks.text[blocks.chunk_starts[i]:blocks.chunk_ends[i]]
-                           for i in range(start, end) if keep[i]))
+                           for i in chunks))
 
 
 def _without_related(blocks: PageBlocks, keep: np.ndarray) -> np.ndarray:
@@ -1050,8 +1055,10 @@ def _without_related(blocks: PageBlocks, keep: np.ndarray) -> np.ndarray:
     author's box or readers' comments (:func:`_related_heads`; module doc, step 11). A
     section runs from its head to the next kept heading or head of its rank or above,
     inside the head's parent block (:func:`_section_parent`), and ends before the next
-    ``<p>`` of that parent holding :data:`RELATED_PROSE` characters outside links,
-    unless the head is an author's box's opening the parent (its bio). It goes when an
+    ``<p>`` of that parent holding :data:`RELATED_PROSE` characters outside links (or,
+    where the parent is a wrapper's, one further down that no link heads:
+    :func:`_unheaded`), unless the head is an author's box's opening the parent (its
+    bio). It goes when an
     article is kept before the head (:func:`_article_before`), and more text than the
     section holds (a page of related links headed so is the page's content). The
     section and the article are measured in the text the step was given (``keep``), the
@@ -1063,7 +1070,7 @@ def _without_related(blocks: PageBlocks, keep: np.ndarray) -> np.ndarray:
     chars = blocks.chunk_chars()
     kept = np.concatenate(([0], np.cumsum(chars * keep)))
     everything = np.concatenate(([0], np.cumsum(chars)))
-    # every kept heading bounds a section, not only the heads (the article's next "<h2>")
+    # every kept heading bounds a section, and every head (the article's next "<h2>")
     headings = np.flatnonzero(blocks.has_tag(HEADINGS))
     spans = blocks.spans[headings]
     shown = headings[kept[spans[:, 1]] > kept[spans[:, 0]]]
@@ -1083,6 +1090,7 @@ def _without_related(blocks: PageBlocks, keep: np.ndarray) -> np.ndarray:
                                                paragraph_spans):
             continue
         parent = _section_parent(blocks, head, everything)
+        climbed = parent != int(blocks.parents[head])
         stop = int(blocks.spans[parent, 1]) if parent >= 0 else len(keep)
         for later in range(k + 1, len(order)):
             at = int(blocks.spans[order[later], 0])
@@ -1091,11 +1099,13 @@ def _without_related(blocks: PageBlocks, keep: np.ndarray) -> np.ndarray:
             if at >= end and ranks[order[later]] <= heads[head]:
                 stop = at
                 break
-        goes_on = ((paragraph_parents == parent) & (paragraph_spans[:, 0] >= end)
-                   & (paragraph_spans[:, 0] < stop) & long)
+        after = (paragraph_spans[:, 0] >= end) & (paragraph_spans[:, 0] < stop) & long
+        goes_on = after & (paragraph_parents == parent)
+        if climbed:  # the article may go on in a part of its own below the parent
+            goes_on |= _unheaded(blocks, paragraphs, after & ~goes_on, parent)
         # an author's box: its head opens the box, whose paragraph is the bio
         bio = (parent >= 0 and kept[start] == kept[int(blocks.spans[parent, 0])]
-               and AUTHOR.fullmatch(_kept_words(blocks, keep, start, end)) is not None)
+               and AUTHOR.fullmatch(_head_words(blocks, keep, start, end)) is not None)
         if goes_on.any() and not bio:  # the first, in document order
             stop = int(paragraph_spans[np.argmax(goes_on), 0])
         section = int(kept[stop] - kept[start])
@@ -1110,8 +1120,8 @@ def _section_parent(blocks: PageBlocks, head: int, chars: np.ndarray) -> int:
     """The block whose text a section headed by block ``head`` lies in: its parent, or
     the first ancestor holding more text than ``head`` (``chars``: the page's text
     characters before each chunk), so that a heading wrapped alone (phys.org's
-    ``<header><h2>Related Stories</h2></header>``) heads the teasers after its wrapper;
-    -1 for the page."""
+    ``<header><h2>Related Stories</h2></header>``) heads the teasers after its wrapper.
+    A top-level block is the last ancestor tried; -1 when ``head`` is one."""
     start, end = (int(x) for x in blocks.spans[head])
     parent = int(blocks.parents[head])
     while parent >= 0 and int(blocks.parents[parent]) >= 0:
@@ -1121,6 +1131,22 @@ def _section_parent(blocks: PageBlocks, head: int, chars: np.ndarray) -> int:
         parent = int(blocks.parents[parent])
     return parent
 
+
+def _unheaded(blocks: PageBlocks, paragraphs: np.ndarray, among: np.ndarray,
+              parent: int) -> np.ndarray:
+    """Per ``<p>`` (``paragraphs``): one of ``among`` (inside block ``parent``, below
+    its children) whose item, the parent's child holding it, holds no link before it: a
+    paragraph of the article, not a teaser's blurb under its headline. The article's
+    next part after an empty box of related links (``<div class="part"><p>``) has no
+    link before its paragraph; a teaser card has its headline."""
+    found = np.zeros(len(paragraphs), dtype=bool)
+    links = np.concatenate(([0], np.cumsum(blocks.chunk_in_link)))
+    for i in np.flatnonzero(among).tolist():
+        item = int(paragraphs[i])
+        while int(blocks.parents[item]) != parent:
+            item = int(blocks.parents[item])
+        found[i] = links[int(blocks.spans[paragraphs[i], 0])] == links[int(blocks.spans[item, 0])]
+    return found
 
 def _prose_paragraphs(blocks: PageBlocks, text: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The page's ``<p>`` blocks in document order, and per one whether its ``text``

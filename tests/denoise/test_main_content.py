@@ -8,10 +8,10 @@ import numpy as np
 import pytest
 
 from denoise import Page
-from denoise.detector import PageScores
+from denoise.detector import PageScores, block_lines
 from denoise.features import extract
 from denoise.html import parse_html
-from denoise.main_content import COPY_CHARS, default_extractor
+from denoise.main_content import COPY_CHARS, _without_related, default_extractor
 
 STORY = ("The harbour council approved the lighthouse budget on Tuesday night after a long "
          "debate about the cost of repairs to the old stone pier and the keeper's cottage. ")
@@ -550,6 +550,31 @@ def test_a_short_paragraph_after_a_box_of_related_links_stays():
             "<p>Consumers spend more time at the harbour in summer.</p>"
             f"<p>{SECOND}</p></div>")
     assert "Consumers spend more time" in main_text(page(body, "cnet.html"))
+
+
+def test_the_article_going_on_in_a_part_of_its_own_after_an_empty_box_stays():
+    # a box whose links a script fills in is its heading alone: the section climbs to the
+    # article, where its next part is no teaser (no headline link before its paragraph)
+    more = ("The pier will close for three weeks in March while the contractors replace the "
+            "rusted mooring rings and repair the stone steps down to the lifeboat slipway.")
+    body = (f'<article><h1>Harbour council backs lighthouse budget</h1><p>{STORY}</p>'
+            f'<p>{SECOND}</p><p>{STORY}</p><div class="box"><h3>Related stories</h3></div>'
+            f'<div class="part"><p>{more}</p><p>{SECOND}</p></div></article>')
+    assert more in main_text(page(body, "empty-box.html"))
+
+
+def test_an_author_s_box_whose_head_the_scores_dropped_goes_with_its_bio():
+    bio = ("Ann Smith has reported on the harbour, the ferries and the lifeboat station for "
+           "the paper since 2009, and writes its weekly column on the fishing fleet.")
+    body = (f'<article><h1>Harbour council backs lighthouse budget</h1><p>{STORY}</p>'
+            f'<p>{SECOND}</p><p>{STORY}</p><div class="box"><h3>About the author</h3>'
+            f"<p>{bio}</p></div></article>")
+    blocks = extract(page(body, "bio.html")).blocks
+    keep = blocks.chunk_block >= 0
+    head = blocks.text.index("About the author")
+    keep[np.searchsorted(blocks.chunk_starts, head)] = False  # as if the scores dropped it
+    kept = block_lines(blocks, _without_related(blocks, keep))
+    assert STORY.strip() in kept and bio not in kept
 
 
 @pytest.mark.parametrize("head", ["<h3>Related articles</h3>", "<div>Mehr zum Thema</div>"])
