@@ -26,7 +26,7 @@ from denoise.errors import (
 from denoise.html import parse_html
 from denoise.language import detect_language
 from denoise.main_content import MainContentExtractor, main_markdown, main_text, main_xml
-from denoise.metadata import Metadata, declared_language, extract_metadata
+from denoise.metadata import Metadata, extract_metadata
 from denoise.page import Page, site_of
 from denoise.reader import Skipped, read_pages
 
@@ -54,7 +54,6 @@ __all__ = [
     "TemplateDetector",
     "clean",
     "clean_pages",
-    "declared_language",
     "decode_html",
     "detect_language",
     "extract_metadata",

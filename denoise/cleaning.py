@@ -45,7 +45,7 @@ from denoise.blocks import DomIndex, PageBlocks, index_dom, segment_dom
 from denoise.detector import PageScores, TemplateDetector, block_lines, repetition_model_path
 from denoise.errors import PageError
 from denoise.features import SCHEME, markup_stats, page_features
-from denoise.head import head_texts
+from denoise.head import declared_language, head_texts
 from denoise.html import parse_html
 from denoise.main_content import (
     MainContentExtractor,
@@ -95,7 +95,7 @@ class Parsed:
     dom: DomIndex  # without its tree
     blocks: PageBlocks
     markup: tuple[np.ndarray, np.ndarray, np.ndarray] | None  # for the detector's features
-    head: tuple[str, str, str]  # title, meta keywords, meta description
+    head: tuple[str, str, str, str]  # title, meta keywords, meta description, language
 
 
 def parse(page: Page, *, markup: bool = True) -> Parsed:
@@ -104,7 +104,7 @@ def parse(page: Page, *, markup: bool = True) -> Parsed:
     root = parse_html(page.html, page.id)
     dom = index_dom(root)
     counts = markup_stats(root) if markup else None
-    head = head_texts(root)
+    head = (*head_texts(root), declared_language(root))
     blocks = segment_dom(page, dom, SCHEME)
     del root
     dom = dom.without_tree()  # the last hold on the tree: it is freed here
@@ -118,11 +118,11 @@ class Cleaned:
     ``keep`` marks the kept chunks of ``blocks`` (text outside the body's blocks, as in
     ``<head>``, is never kept); ``scores`` are the block scores the mode cut
     (``page``, ``main``; None for ``none`` and ``site``), and ``threshold`` the score
-    from which a block was removed. ``head`` (title, meta keywords and description) is
-    empty in mode ``site``, whose pages were segmented by the site-level method.
-    ``fallback`` says the mode's cut would have left the page (next to) no text and
-    its least template-like blocks were kept instead (modes ``page`` and ``main``;
-    ``threshold`` is then the raised cut in mode ``page``).
+    from which a block was removed. ``head`` (title, meta keywords and description,
+    declared language) is empty in mode ``site``, whose pages were segmented by the
+    site-level method. ``fallback`` says the mode's cut would have left the page (next
+    to) no text and its least template-like blocks were kept instead (modes ``page``
+    and ``main``; ``threshold`` is then the raised cut in mode ``page``).
     """
 
     page: Page
@@ -130,7 +130,8 @@ class Cleaned:
     blocks: PageBlocks
     keep: np.ndarray  # bool per chunk
     scores: PageScores | None = None
-    head: tuple[str, str, str] = ("", "", "")  # title, meta keywords, meta description
+    #: title, meta keywords, meta description, declared language
+    head: tuple[str, str, str, str] = ("", "", "", "")
     fallback: bool = False
 
     @cached_property
@@ -157,6 +158,11 @@ class Cleaned:
     def meta_description(self) -> str:
         """The page's first non-empty meta (or Open Graph) description."""
         return self.head[2]
+
+    @property
+    def declared_language(self) -> str:
+        """The language the page's ``<html>`` declares (its primary subtag), "" if none."""
+        return self.head[3]
 
     @property
     def removed_chars(self) -> int:

@@ -1,12 +1,16 @@
-"""A page's title and meta keywords / description, read from its parsed tree.
+"""A page's title, meta keywords / description and declared language, read from its
+parsed tree.
 
-Keywords weigh words of the title and meta tags (Yih et al.), and a cleaned page
-carries them (:class:`denoise.cleaning.Cleaned`), so they are read in the one parse.
+Keywords weigh words of the title and meta tags (Yih et al.), and tokenize a page too
+short to identify in the language it declares; a cleaned page carries them
+(:class:`denoise.cleaning.Cleaned`), so they are read in the one parse.
 """
 
 from __future__ import annotations
 
 import unicodedata
+
+from denoise.language import primary_subtag
 
 try:
     from denoise import _compiled
@@ -27,6 +31,15 @@ def head_texts(root) -> tuple[str, str, str]:
         return texts
     title, keywords, description = (unicodedata.normalize("NFC", text) for text in texts)
     return title, keywords, description
+
+
+def declared_language(root) -> str:
+    """The language the page's ``<html>`` declares (``lang``, else ``xml:lang``), as its
+    primary subtag: ``de`` of ``de-CH``; "" if none."""
+    for name in ("lang", "xml:lang", "{http://www.w3.org/XML/1998/namespace}lang"):
+        if primary := primary_subtag(root.get(name) or ""):
+            return primary
+    return ""
 
 
 def head_texts_python(root) -> tuple[str, str, str]:

@@ -51,11 +51,12 @@ from urllib.parse import urljoin
 from lxml import etree
 
 from denoise.arguments import expect_page
+from denoise.head import declared_language
 from denoise.html import parse_html
 from denoise.language import SAMPLE_CHARS, detect_language, primary_subtag
 from denoise.page import Page
 
-__all__ = ["Metadata", "declared_language", "extract_metadata", "page_metadata"]
+__all__ = ["Metadata", "extract_metadata", "page_metadata"]
 
 _ARTICLE_TYPES = {
     "article", "newsarticle", "blogposting", "reportagenewsarticle", "analysisnewsarticle",
@@ -140,19 +141,6 @@ def extract_metadata(page: Page, text: str | None = None) -> Metadata:
     root = parse_html(page.html, page.id, dropped=("style", "noscript", "template"),
                       hidden_elements=True)
     return page_metadata(root, page.url, text)
-
-
-def declared_language(page: Page) -> str:
-    """The language ``page`` declares (a primary subtag: ``<html lang>``, meta tags,
-    JSON-LD), "" if none; parsed here, as :func:`extract_metadata` parses it. For a
-    text too short to identify (:func:`kwx.text.page_language`)."""
-    page = expect_page(page, "declared_language")
-    if not page.html:
-        return ""
-    root = parse_html(page.html, page.id, dropped=("style", "noscript", "template"),
-                      hidden_elements=True)
-    metas = _metas(root)
-    return _language(root, metas, _main_object(_json_ld(root)))
 
 
 def page_metadata(root: etree._Element, url: str | None = None,
@@ -479,9 +467,8 @@ def _date_line(root: etree._Element) -> str:
 # -- language, canonical URL ------------------------------------------------------------
 def _language(root: etree._Element, metas: dict[str, str], main: dict[str, Any]) -> str:
     """The language the page declares (a primary subtag), "" if none."""
-    for value in (root.get("lang"), root.get("{http://www.w3.org/XML/1998/namespace}lang"),
-                  metas.get("content-language"), metas.get("og:locale"),
-                  metas.get("language"), main.get("inLanguage")):
+    for value in (declared_language(root), metas.get("content-language"),
+                  metas.get("og:locale"), metas.get("language"), main.get("inLanguage")):
         if isinstance(value, str) and (primary := primary_subtag(value)):
             return primary
     return ""

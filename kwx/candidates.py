@@ -15,7 +15,6 @@ from itertools import accumulate
 
 import numpy as np
 
-from denoise import declared_language
 from denoise.arrays import sorted_positions, unique_groups
 from kwx.document import KeywordDocument
 from kwx.text import ENGLISH, MAX_WORDS, Occurrences, Words, occurrences, page_language, words
@@ -76,7 +75,7 @@ def find_candidates(document: KeywordDocument, max_words: int = MAX_WORDS,
         found, head_words = _words_with(document.text, lines)
         if language is None:  # the head's lines tell too, where the kept text is short
             language = page_language(found, document.text, lines, document.page_start,
-                                     lambda: declared_language(document.page))
+                                     document.declared_language)
     if language != ENGLISH:
         found, head_words = _words_with(document.text, lines, language)
     occ = occurrences(found, max_words)

@@ -70,6 +70,8 @@ class KeywordDocument:
     #: the start of the whole page's text (kept or not): its language where the kept
     #: text is too short to tell (:func:`kwx.text.page_language`)
     page_start: str = ""
+    #: the language the page declares, where its whole text is that short too
+    declared_language: str = ""
 
     def chunk_of(self, offsets: np.ndarray) -> np.ndarray:
         """The kept chunk holding each character offset of ``text``."""
@@ -98,7 +100,8 @@ def kept_document(cleaned: Cleaned) -> KeywordDocument:
                            chunk_template=template, title=cleaned.title,
                            meta_keywords=cleaned.meta_keywords,
                            meta_description=cleaned.meta_description, removed_chars=removed,
-                           page_start=blocks.text[:SAMPLE_CHARS])
+                           page_start=blocks.text[:SAMPLE_CHARS],
+                           declared_language=cleaned.declared_language)
 
 
 def _references(blocks: PageBlocks) -> np.ndarray:

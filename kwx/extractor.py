@@ -162,8 +162,8 @@ class KeywordExtractor:
     phrases : share of a list's slots for phrases of two or more words (see
         :mod:`kwx.listing`).
     language : the language of every page (an ISO 639 code spaCy has a tokenizer for:
-        its words and stop words); None tells each page's from its text
-        (:func:`kwx.text.page_language`).
+        its words and stop words); None tells each page's from its text, or from the
+        language it declares where the text is too short (:func:`kwx.text.page_language`).
     """
 
     def __init__(self, ranker: KeywordRanker, *, statistics: PhraseStatistics,

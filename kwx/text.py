@@ -31,7 +31,7 @@ languages' tokenizers take a page's text in slices of :data:`SLICE_CHARS`.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
 from itertools import compress, repeat
@@ -164,7 +164,7 @@ def _blank_tokenizer(name: str) -> Any:
 
 
 def page_language(found: Words, text: str, more: Sequence[str] = (), page: str = "",
-                  declared: Callable[[], str] | None = None) -> str:
+                  declared: str = "") -> str:
     """The language to tokenize ``text`` in, given its English ``found`` words: English
     when enough of them are English stop words (:data:`ENGLISH_STOP_SHARE`) and few are
     other languages' (:data:`FOREIGN_STOP_SHARE`), else the language
@@ -172,17 +172,16 @@ def page_language(found: Words, text: str, more: Sequence[str] = (), page: str =
     ``more`` lines after it (a title: they tell where the text is short), or where that is
     too short to tell, in ``page``, the start of the whole page's text (a German blog post
     whose kept text was its one-line title read as English: "der" came out a keyword),
-    or where the whole page is that short, the one the page ``declared`` (asked only
-    then: a German page of one sentence read as English gave "Der Zitronenkuchen ist
-    saftig und" as a keyword); where spaCy has a tokenizer for it; English when it has
-    none or nothing tells."""
+    weighed against the language the page ``declared`` as the metadata weighs them
+    (:func:`denoise.language.detect_language`: the declared one unless the identifier
+    is sure; a German page of one sentence read as English gave "Der Zitronenkuchen
+    ist saftig und" as a keyword); where spaCy has a tokenizer for it; English when it
+    has none or nothing tells."""
     if _plainly_english(found):
         return ENGLISH
     language = detect_language("\n".join((text[:SAMPLE_CHARS], *more)))
-    if not language and page:
-        language = detect_language(page[:SAMPLE_CHARS])
-    if not language and declared is not None:
-        language = declared()
+    if not language:
+        language = detect_language(page[:SAMPLE_CHARS], declared)
     return language if language and language_tokenizer(language) is not None else ENGLISH
 
 
