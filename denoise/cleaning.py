@@ -95,7 +95,8 @@ class Parsed:
     dom: DomIndex  # without its tree
     blocks: PageBlocks
     markup: tuple[np.ndarray, np.ndarray, np.ndarray] | None  # for the detector's features
-    head: tuple[str, str, str, str]  # title, meta keywords, meta description, language
+    head: tuple[str, str, str]  # title, meta keywords, meta description
+    declared_language: str = ""  # what its <html lang> declares (a primary subtag)
 
 
 def parse(page: Page, *, markup: bool = True) -> Parsed:
@@ -104,11 +105,13 @@ def parse(page: Page, *, markup: bool = True) -> Parsed:
     root = parse_html(page.html, page.id)
     dom = index_dom(root)
     counts = markup_stats(root) if markup else None
-    head = (*head_texts(root), declared_language(root))
+    head = head_texts(root)
+    language = declared_language(root)
     blocks = segment_dom(page, dom, SCHEME)
     del root
     dom = dom.without_tree()  # the last hold on the tree: it is freed here
-    return Parsed(page=page, dom=dom, blocks=blocks, markup=counts, head=head)
+    return Parsed(page=page, dom=dom, blocks=blocks, markup=counts, head=head,
+                  declared_language=language)
 
 
 @dataclass(frozen=True, eq=False)
@@ -118,8 +121,8 @@ class Cleaned:
     ``keep`` marks the kept chunks of ``blocks`` (text outside the body's blocks, as in
     ``<head>``, is never kept); ``scores`` are the block scores the mode cut
     (``page``, ``main``; None for ``none`` and ``site``), and ``threshold`` the score
-    from which a block was removed. ``head`` (title, meta keywords and description,
-    declared language) is empty in mode ``site``, whose pages were segmented by the
+    from which a block was removed. ``head`` (title, meta keywords and description) and
+    ``declared_language`` are empty in mode ``site``, whose pages were segmented by the
     site-level method. ``fallback`` says the mode's cut would have left the page (next
     to) no text and its least template-like blocks were kept instead (modes ``page``
     and ``main``; ``threshold`` is then the raised cut in mode ``page``).
@@ -130,9 +133,9 @@ class Cleaned:
     blocks: PageBlocks
     keep: np.ndarray  # bool per chunk
     scores: PageScores | None = None
-    #: title, meta keywords, meta description, declared language
-    head: tuple[str, str, str, str] = ("", "", "", "")
+    head: tuple[str, str, str] = ("", "", "")  # title, meta keywords, meta description
     fallback: bool = False
+    declared_language: str = ""  # what its <html lang> declares (a primary subtag)
 
     @cached_property
     def text(self) -> str:
@@ -158,11 +161,6 @@ class Cleaned:
     def meta_description(self) -> str:
         """The page's first non-empty meta (or Open Graph) description."""
         return self.head[2]
-
-    @property
-    def declared_language(self) -> str:
-        """The language the page's ``<html>`` declares (its primary subtag), "" if none."""
-        return self.head[3]
 
     @property
     def removed_chars(self) -> int:
@@ -211,7 +209,7 @@ class Cleaner:
         blocks = parsed.blocks
         if self.mode is Mode.none:
             return Cleaned(parsed.page, self.mode, blocks, blocks.chunk_block >= 0,
-                           head=parsed.head)
+                           head=parsed.head, declared_language=parsed.declared_language)
         if parsed.markup is None:
             raise ValueError("the page was parsed without the markup counts scoring needs")
         features = page_features(parsed.dom, blocks, parsed.markup)
@@ -223,7 +221,7 @@ class Cleaner:
             scores = self.detector.score_features(features).or_fallback()
             keep, fallback = scores.content_chunks(), scores.fallback
         return Cleaned(parsed.page, self.mode, blocks, keep, scores, head=parsed.head,
-                       fallback=fallback)
+                       fallback=fallback, declared_language=parsed.declared_language)
 
     def __call__(self, page: Page) -> Cleaned:
         """What the mode keeps of ``page``."""

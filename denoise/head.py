@@ -1,9 +1,10 @@
 """A page's title, meta keywords / description and declared language, read from its
 parsed tree.
 
-Keywords weigh words of the title and meta tags (Yih et al.), and tokenize a page too
-short to identify in the language it declares; a cleaned page carries them
-(:class:`denoise.cleaning.Cleaned`), so they are read in the one parse.
+Keywords weigh words of the title and meta tags (Yih et al.), and weigh the declared
+language against the page's text where the kept text does not tell its language; a
+cleaned page carries them (:class:`denoise.cleaning.Cleaned`), so they are read in the
+one parse.
 """
 
 from __future__ import annotations

@@ -300,8 +300,9 @@ without its source):
    (all text, kept or not: CNET's box of related links, dropped whole, holds its
    section, and the article's short paragraph after the box stays). There, the first
    guard also ends the section at a ``<p>`` further down whose item (the ancestor's
-   child holding it) holds no link before it: the article's next part after an empty
-   box, where a teaser card has its headline. Held out: chaos 93.43 -> 93.55 (phys.org's related
+   child holding it) opens with no headline, a link of two words or more: the
+   article's next part after an empty box, where a teaser card opens with its headline.
+   Held out: chaos 93.43 -> 93.55 (phys.org's related
    stories; the rule was read on its page, so that gain is not held out as a choice),
    trafilatura's set +0.01, WCXB's forums +0.03 (two Q&A pages whose answers' "3
    comments" now head their comments: WCXB's gold keeps them on one and drops them on
@@ -1056,14 +1057,13 @@ def _without_related(blocks: PageBlocks, keep: np.ndarray) -> np.ndarray:
     section runs from its head to the next kept heading or head of its rank or above,
     inside the head's parent block (:func:`_section_parent`), and ends before the next
     ``<p>`` of that parent holding :data:`RELATED_PROSE` characters outside links (or,
-    where the parent is a wrapper's, one further down that no link heads:
+    where the parent is a wrapper's, one further down that no headline opens:
     :func:`_unheaded`), unless the head is an author's box's opening the parent (its
-    bio). It goes when an
-    article is kept before the head (:func:`_article_before`), and more text than the
-    section holds (a page of related links headed so is the page's content). The
-    section and the article are measured in the text the step was given (``keep``), the
-    text before the head less what the step dropped. A head inside a section dropped
-    goes with it."""
+    bio). It goes when an article is kept before the head (:func:`_article_before`),
+    and more text than the section holds (a page of related links headed so is the
+    page's content). The section and the article are measured in the text the step was
+    given (``keep``), the text before the head less what the step dropped. A head
+    inside a section dropped goes with it."""
     heads = _related_heads(blocks, keep)
     if not heads:
         return keep
@@ -1134,19 +1134,25 @@ def _section_parent(blocks: PageBlocks, head: int, chars: np.ndarray) -> int:
 
 def _unheaded(blocks: PageBlocks, paragraphs: np.ndarray, among: np.ndarray,
               parent: int) -> np.ndarray:
-    """Per ``<p>`` (``paragraphs``): one of ``among`` (inside block ``parent``, below
-    its children) whose item, the parent's child holding it, holds no link before it: a
-    paragraph of the article, not a teaser's blurb under its headline. The article's
-    next part after an empty box of related links (``<div class="part"><p>``) has no
-    link before its paragraph; a teaser card has its headline."""
+    """The first ``<p>`` of ``among`` (``paragraphs`` inside block ``parent``, below its
+    children) whose item, the parent's child holding it, opens with no headline (a
+    link of two words or more): a paragraph of the article, not a teaser's blurb. A
+    teaser card opens with its headline; the article's next part after an empty box of
+    related links (``<div class="part">``) with its text, or a heading's "#" anchor."""
     found = np.zeros(len(paragraphs), dtype=bool)
-    links = np.concatenate(([0], np.cumsum(blocks.chunk_in_link)))
     for i in np.flatnonzero(among).tolist():
         item = int(paragraphs[i])
-        while int(blocks.parents[item]) != parent:
+        while item >= 0 and int(blocks.parents[item]) != parent:
             item = int(blocks.parents[item])
-        found[i] = links[int(blocks.spans[paragraphs[i], 0])] == links[int(blocks.spans[item, 0])]
+        if item < 0:
+            continue
+        first = int(blocks.spans[item, 0])
+        words = blocks.text[blocks.chunk_starts[first]:blocks.chunk_ends[first]].split()
+        if not (blocks.chunk_in_link[first] and len(words) > 1):
+            found[i] = True
+            break
     return found
+
 
 def _prose_paragraphs(blocks: PageBlocks, text: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The page's ``<p>`` blocks in document order, and per one whether its ``text``

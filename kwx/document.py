@@ -70,7 +70,7 @@ class KeywordDocument:
     #: the start of the whole page's text (kept or not): its language where the kept
     #: text is too short to tell (:func:`kwx.text.page_language`)
     page_start: str = ""
-    #: the language the page declares, where its whole text is that short too
+    #: the language the page's ``<html lang>`` declares, weighed against that text's
     declared_language: str = ""
 
     def chunk_of(self, offsets: np.ndarray) -> np.ndarray:

@@ -169,18 +169,21 @@ def page_language(found: Words, text: str, more: Sequence[str] = (), page: str =
     when enough of them are English stop words (:data:`ENGLISH_STOP_SHARE`) and few are
     other languages' (:data:`FOREIGN_STOP_SHARE`), else the language
     :func:`denoise.language.detect_language` identifies in the text's start and the
-    ``more`` lines after it (a title: they tell where the text is short), or where that is
-    too short to tell, in ``page``, the start of the whole page's text (a German blog post
-    whose kept text was its one-line title read as English: "der" came out a keyword),
-    weighed against the language the page ``declared`` as the metadata weighs them
-    (:func:`denoise.language.detect_language`: the declared one unless the identifier
-    is sure; a German page of one sentence read as English gave "Der Zitronenkuchen
-    ist saftig und" as a keyword); where spaCy has a tokenizer for it; English when it
-    has none or nothing tells."""
+    ``more`` lines after it (a title: they tell where the text is short), or where that
+    tells nothing (too short, or the identifier unsure), in ``page``, the start of the
+    whole page's text (a German blog post whose kept text was its one-line title read as
+    English: "der" came out a keyword), weighed against the language the page
+    ``declared`` in its ``<html lang>``, where spaCy has a tokenizer for it (as
+    :func:`denoise.language.detect_language` weighs them for the metadata: the
+    declared one unless the identifier is sure; a German page of one sentence read as
+    English gave "Der Zitronenkuchen ist saftig und" as a keyword); where spaCy has a
+    tokenizer for the language; English when it has none or nothing tells."""
     if _plainly_english(found):
         return ENGLISH
     language = detect_language("\n".join((text[:SAMPLE_CHARS], *more)))
     if not language:
+        if declared and language_tokenizer(declared) is None:
+            declared = ""  # no answer: the text's likely language may have a tokenizer
         language = detect_language(page[:SAMPLE_CHARS], declared)
     return language if language and language_tokenizer(language) is not None else ENGLISH
 

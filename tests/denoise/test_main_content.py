@@ -552,14 +552,16 @@ def test_a_short_paragraph_after_a_box_of_related_links_stays():
     assert "Consumers spend more time" in main_text(page(body, "cnet.html"))
 
 
-def test_the_article_going_on_in_a_part_of_its_own_after_an_empty_box_stays():
+@pytest.mark.parametrize("opening", ["", '<h4><a href="#pier">#</a> The pier</h4>',
+                                     '<p>See <a href="/plan.pdf">the plan</a>.</p>'])
+def test_the_article_going_on_in_a_part_of_its_own_after_an_empty_box_stays(opening):
     # a box whose links a script fills in is its heading alone: the section climbs to the
-    # article, where its next part is no teaser (no headline link before its paragraph)
+    # article, where its next part opens with no headline (a link of two words or more)
     more = ("The pier will close for three weeks in March while the contractors replace the "
             "rusted mooring rings and repair the stone steps down to the lifeboat slipway.")
     body = (f'<article><h1>Harbour council backs lighthouse budget</h1><p>{STORY}</p>'
             f'<p>{SECOND}</p><p>{STORY}</p><div class="box"><h3>Related stories</h3></div>'
-            f'<div class="part"><p>{more}</p><p>{SECOND}</p></div></article>')
+            f'<div class="part">{opening}<p>{more}</p><p>{SECOND}</p></div></article>')
     assert more in main_text(page(body, "empty-box.html"))
 
 

@@ -101,6 +101,18 @@ def test_a_page_too_short_to_tell_takes_the_language_it_declares(declared):
     assert find_candidates(read_document(undeclared)).language == ENGLISH
 
 
+def test_a_declared_language_without_a_tokenizer_is_no_answer(monkeypatch):
+    # "tlh" (Klingon) has no spaCy tokenizer: the page's likely language is read instead
+    # of English (the identifier unsure of the page's German: the declared one wins then)
+    def unsure(text: str, declared: str = "") -> str:
+        return declared or ("de" if len(text) > 100 else "")
+
+    monkeypatch.setattr(kwx_text, "detect_language", unsure)
+    page = " ".join(STORIES["de"])
+    assert page_language(words("Fähre"), "Fähre", (), page, declared="tlh") == "de"
+    assert page_language(words("Fähre"), "Fähre", (), page, declared="fr") == "fr"
+
+
 def test_an_english_page_is_never_identified(monkeypatch):
     def refuse(text: str, declared: str = "") -> str:
         raise AssertionError("English text went to the identifier")
