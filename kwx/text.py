@@ -173,11 +173,11 @@ def page_language(found: Words, text: str, more: Sequence[str] = (), page: str =
     tells nothing (too short, or the identifier unsure), in ``page``, the start of the
     whole page's text (a German blog post whose kept text was its one-line title read as
     English: "der" came out a keyword), weighed against the language the page
-    ``declared`` in its ``<html lang>``, where spaCy has a tokenizer for it (as
-    :func:`denoise.language.detect_language` weighs them for the metadata: the
-    declared one unless the identifier is sure; a German page of one sentence read as
-    English gave "Der Zitronenkuchen ist saftig und" as a keyword); where spaCy has a
-    tokenizer for the language; English when it has none or nothing tells."""
+    ``declared`` in its ``<html lang>`` if spaCy can tokenize that one, as
+    :func:`denoise.language.detect_language` weighs them for the metadata (the
+    declared one unless the identifier is sure: a German page of one sentence read as
+    English gave "Der Zitronenkuchen ist saftig und" as a keyword). The language found
+    if spaCy has a tokenizer for it; English when it has none or nothing tells."""
     if _plainly_english(found):
         return ENGLISH
     language = detect_language("\n".join((text[:SAMPLE_CHARS], *more)))
