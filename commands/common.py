@@ -17,7 +17,7 @@ import os
 import signal
 import sys
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import ExitStack
 from dataclasses import dataclass
 from enum import StrEnum
@@ -204,23 +204,35 @@ class PageNote:
 
 
 class _Noting:
-    """``stream``, counting the written pages ``note`` picks out, as they are written."""
+    """``stream``, counting the written pages each of ``notes`` picks out, as they are
+    written."""
 
-    def __init__(self, stream: TextIO, note: PageNote) -> None:
-        self.stream, self.note, self.count = stream, note, 0
+    def __init__(self, stream: TextIO, notes: Sequence[PageNote]) -> None:
+        self.stream, self.notes, self.counts = stream, notes, [0] * len(notes)
 
     def write(self, text: str) -> int:
-        self.count += self.note.says(text)
+        for index, note in enumerate(self.notes):
+            self.counts[index] += note.says(text)
         return self.stream.write(text)
+
+    def said(self) -> str:
+        """The summary line's end: each note's count, where it picked out a page."""
+        return noted(zip(self.counts, (note.what for note in self.notes), strict=True))
 
     def flush(self) -> None:
         self.stream.flush()
 
 
+def noted(counts: Iterable[tuple[int, str]]) -> str:
+    """The closing summary's end for pages counted apart (count, what they did): "; 2
+    fell back to ...; 1 had no text", nothing for a count of 0."""
+    return "".join(f"; {count} {what}" for count, what in counts if count)
+
+
 def run_pages(err: Console, inputs: Sequence[str], job: PageJob, *, out: Path, jobs: int | None,
               resume: bool, settings: dict[str, object], max_bytes: int, site: str | None = None,
               what: str = "pages", quiet_single: bool = False, engine: Engine = Engine.EMBEDDED,
-              spark_master: str | None = None, note: PageNote | None = None,
+              spark_master: str | None = None, notes: Sequence[PageNote] = (),
               page_timeout: float | None = DEFAULT_PAGE_TIMEOUT,
               fetcher: Fetcher | None = None) -> BatchSummary:
     """Read ``inputs``, run ``job`` over their pages, write to ``out`` (``-``: standard
@@ -228,8 +240,9 @@ def run_pages(err: Console, inputs: Sequence[str], job: PageJob, *, out: Path, j
     2 on unusable output, resume state or a Spark that cannot start, 130 on an interrupt
     (the partial output stays, resumable; by either engine, as the output is the same).
 
-    ``note`` counts the written pages whose output says something (a fallback) at the end
-    of the summary line ("; K what"), which is then printed even for a single page."""
+    Each of ``notes`` counts the written pages whose output says something (a fallback,
+    no text) at the end of the summary line ("; K what"), which is then printed even for
+    a single page."""
     if resume and str(out) == "-":
         raise typer.BadParameter("--resume needs --out FILE (standard output cannot be resumed)")
     if engine is Engine.SPARK and jobs is not None:
@@ -247,14 +260,14 @@ def run_pages(err: Console, inputs: Sequence[str], job: PageJob, *, out: Path, j
             raise typer.Exit(2) from None
         return _run(err, inputs, job, out=out, jobs=jobs, resume=resume, settings=settings,
                     max_bytes=max_bytes, site=site, what=what, quiet_single=quiet_single,
-                    spark=spark, clocks=clocks, note=note, page_timeout=page_timeout,
+                    spark=spark, clocks=clocks, notes=notes, page_timeout=page_timeout,
                     fetcher=fetcher)
 
 
 def _run(err: Console, inputs: Sequence[str], job: PageJob, *, out: Path, jobs: int | None,
          resume: bool, settings: dict[str, object], max_bytes: int, site: str | None,
          what: str, quiet_single: bool, spark: SparkSession | None,
-         clocks: tuple[float, float], note: PageNote | None,
+         clocks: tuple[float, float], notes: Sequence[PageNote],
          page_timeout: float | None, fetcher: Fetcher | None) -> BatchSummary:
     output = None
     try:
@@ -271,11 +284,11 @@ def _run(err: Console, inputs: Sequence[str], job: PageJob, *, out: Path, jobs: 
 
     stream: TextIO = output.stream if output is not None else sys.stdout
     noting = None
-    if note is not None:  # writing and flushing are all a batch asks of its output
-        noting = _Noting(stream, note)
+    if notes:  # writing and flushing are all a batch asks of its output
+        noting = _Noting(stream, notes)
         stream = cast(TextIO, noting)
     # one page: no pool to start; with a note, none whatever --jobs (see PageNote)
-    workers = 1 if quiet_single and note is not None else jobs or (
+    workers = 1 if quiet_single and notes else jobs or (
         1 if quiet_single else default_jobs())
     try:
         with page_progress(err, what) as progress:
@@ -323,9 +336,9 @@ def _run(err: Console, inputs: Sequence[str], job: PageJob, *, out: Path, jobs: 
         say(err, f"error: {cannot_write(out, error)}")
         raise typer.Exit(1) from None
     summary.started, summary.cpu_started = clocks
-    noted = noting.count if noting is not None else 0
-    if not (quiet_single and summary.written == 1 and not summary.skipped and not noted):
-        say(err, summary.line() + (f"; {noted} {note.what}" if noted and note else ""))
+    said = noting.said() if noting is not None else ""
+    if not (quiet_single and summary.written == 1 and not summary.skipped and not said):
+        say(err, summary.line() + said)
     if not summary.written and not summary.resumed:
         raise typer.Exit(1)
     return summary

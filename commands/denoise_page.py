@@ -34,6 +34,7 @@ from commands.common import (
     UrlsOption,
     cannot_write,
     fraction,
+    noted,
     one_page,
     page_fetcher,
     progress_bar,
@@ -349,6 +350,9 @@ def _print_held_out_promise(families: FamilyCurves, precision: float, quantile: 
 
 #: How the closing summary names the pages that fell back.
 FELL_BACK = "fell back to their least template-like blocks"
+#: How it names the pages with no text at all to keep (a page of images, scripts or
+#: frames): their output is empty, and no cut made it so (a cut falls back first).
+NO_TEXT = "had no text"
 #: The formats of the main content (main-content mode's model and operating point).
 _MAIN_FORMATS = (Format.main, Format.json, Format.markdown, Format.xml)
 #: What a page's JSON line says when it fell back (no string inside a JSON line holds
@@ -435,6 +439,7 @@ class ApplyJob:
     detector: TemplateDetector | None = field(default=None, repr=False)
     extractor: MainContentExtractor | None = field(default=None, repr=False)
     fell_back: bool = field(default=False, repr=False)  # the last page this process worked
+    empty: bool = field(default=False, repr=False)  # its text, Markdown or XML was empty
 
     def settings(self) -> dict[str, object]:
         """What shapes the output (a resumed run must have the same)."""
@@ -478,6 +483,7 @@ class ApplyJob:
         if self.single:
             text, self.fell_back = _page_body(scores, self.output, self.extractor,
                                               self.links, self.images)
+            self.empty = not text
             return [text + "\n"]
         line, self.fell_back = _page_line(scores, self.output, self.extractor, self.links,
                                           self.images)
@@ -492,6 +498,26 @@ class ApplyJob:
         what this job saw when it worked the page (in this process:
         :class:`commands.common.PageNote`)."""
         return self.fell_back if self.single else _FALLBACK in output
+
+    def said_nothing(self, output: str) -> bool:
+        """Whether a page's output (as :meth:`noted` reads it) is empty: a JSON line's
+        text, Markdown or XML is "" (:func:`_says_nothing`)."""
+        return self.empty if self.single else _says_nothing(output)
+
+    def notes(self) -> tuple[PageNote, ...]:
+        """What the closing summary counts apart: pages that fell back, and pages with no
+        text (not in HTML, which keeps the page's markup; block lines say neither)."""
+        if self.output is Format.blocks:
+            return ()
+        fell_back = PageNote(FELL_BACK, self.noted)
+        return (fell_back,) if self.output is Format.html else (
+            fell_back, PageNote(NO_TEXT, self.said_nothing))
+
+
+def _says_nothing(line: str) -> bool:
+    """Whether a page's JSON line ends with an empty text, Markdown or XML (the last
+    field: :func:`_page_line`)."""
+    return line.endswith('": ""}\n')
 
 
 @app.command("apply")
@@ -549,7 +575,8 @@ def apply_command(
 
     A page the cut would leave with (next to) no text (under 1% of it kept) keeps its
     least template-like blocks instead: its line says "fallback": true and the closing
-    summary counts it (--blocks gives every block's call at the operating point).
+    summary counts it (--blocks gives every block's call at the operating point). A
+    page with no text at all (images, scripts) gives an empty text, counted too.
 
     With --bulk NAME the lines are OpenSearch's and Elasticsearch's bulk NDJSON: each
     page's line after an action line that indexes it into NAME (POST the file to _bulk).
@@ -597,8 +624,7 @@ def apply_command(
                   settings={"command": "denoise apply", **job.settings()},
                   max_bytes=max_bytes, site=site, what="scoring pages", quiet_single=single,
                   engine=engine, spark_master=spark_master, page_timeout=page_timeout,
-                  fetcher=fetcher,
-                  note=None if output is Format.blocks else PageNote(FELL_BACK, job.noted))
+                  fetcher=fetcher, notes=job.notes())
         return
     if jobs is not None or resume or engine is not Engine.EMBEDDED:
         raise typer.BadParameter("--site-evidence holds the whole batch in one process: "
@@ -613,7 +639,7 @@ def apply_command(
             detector, read_inputs(inputs, max_bytes, skipped, err, site, fetcher=fetcher),
             counts_for=store.counts if store is not None else None, on_error=on_error)
     store = None
-    fell_back = 0
+    fell_back = empty = 0
     try:
         if db is not None:
             store = SiteStore(db, {"method": "fingerprint", "scheme": SCHEME})
@@ -629,10 +655,12 @@ def apply_command(
                     text, fallback = _page_body(scores.or_fallback(), output, extractor,
                                                 links, images)
                     stream.write(text + "\n")
+                    empty += not text and output is not Format.html
                 else:
                     line, fallback = _page_line(scores.or_fallback(), output, extractor,
                                                 links, images)
                     stream.write(line)
+                    empty += _says_nothing(line) and output is not Format.html
                 fell_back += fallback
     except BrokenPipeError:  # a reader like `head` left: not an error
         sys.stderr.close()
@@ -644,8 +672,9 @@ def apply_command(
         if store is not None:
             store.close()
     summary.count(skipped)
-    if len(inputs) != 1 or not single or skipped or fell_back:
-        say(err, summary.line() + (f"; {fell_back} {FELL_BACK}" if fell_back else ""))
+    said = noted(((fell_back, FELL_BACK), (empty, NO_TEXT)))
+    if len(inputs) != 1 or not single or skipped or said:
+        say(err, summary.line() + said)
     if not summary.written:
         raise typer.Exit(1)
 

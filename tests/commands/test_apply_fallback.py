@@ -1,6 +1,7 @@
 """``denoise apply`` never writes an empty page silently (issue 33): a page whose cut
 would leave it no text keeps its least template-like blocks, its JSON line says
-``"fallback": true`` and the closing summary counts it."""
+``"fallback": true`` and the closing summary counts it; a page with no text at all is
+counted too."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from sitegen import article_page
 from typer.testing import CliRunner
 
 from commands.denoise import app
-from commands.denoise_page import FELL_BACK
+from commands.denoise_page import FELL_BACK, NO_TEXT
 from denoise.detector import TemplateDetector
 
 runner = CliRunner()
@@ -112,3 +113,21 @@ def test_site_evidence_counts_its_fallbacks_too(pages, all_template):
     records = [json.loads(line) for line in result.stdout.splitlines()]
     assert len(records) == PAGES and all(record["fallback"] for record in records)
     assert summary(result)[3] == f"; {PAGES} {FELL_BACK}"
+
+
+@pytest.mark.parametrize("extra", [[], ["--site-evidence"]])
+def test_a_page_with_no_text_is_counted_not_silent(pages, tmp_path, extra):
+    # a page of an image alone: its output is empty, and the summary says why
+    blank = tmp_path / "blank.html"
+    blank.write_text('<html><body><img src="chart.png"></body></html>', encoding="utf-8")
+    single = run(["apply", blank, *extra])
+    assert single.exit_code == 0 and single.stdout == "\n"
+    assert summary(single) == (1, 1, 0, f"; 1 {NO_TEXT}")
+    # --site-evidence is for the template formats (main content has its own point)
+    for name in ("text",) if extra else ("text", "markdown", "json"):
+        batch = run(["apply", blank, pages / article_page(0).id, "--format", name, *extra])
+        records = [json.loads(line) for line in batch.stdout.splitlines()]
+        assert records[0]["markdown" if name == "markdown" else "text"] == ""
+        assert summary(batch) == (2, 2, 0, f"; 1 {NO_TEXT}")
+    html = run(["apply", blank, "--format", "html", *extra])  # the page's markup is kept
+    assert "chart.png" in html.stdout and html.stderr == ""
