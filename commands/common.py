@@ -203,9 +203,9 @@ class PageNote:
     says: Callable[[str], bool]
 
 
-class _Noting:
+class Noting:
     """``stream``, counting the written pages each of ``notes`` picks out, as they are
-    written."""
+    written (each page's output in one write)."""
 
     def __init__(self, stream: TextIO, notes: Sequence[PageNote]) -> None:
         self.stream, self.notes, self.counts = stream, notes, [0] * len(notes)
@@ -285,7 +285,7 @@ def _run(err: Console, inputs: Sequence[str], job: PageJob, *, out: Path, jobs: 
     stream: TextIO = output.stream if output is not None else sys.stdout
     noting = None
     if notes:  # writing and flushing are all a batch asks of its output
-        noting = _Noting(stream, notes)
+        noting = Noting(stream, notes)
         stream = cast(TextIO, noting)
     # one page: no pool to start; with a note, none whatever --jobs (see PageNote)
     workers = 1 if quiet_single and notes else jobs or (

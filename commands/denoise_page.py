@@ -24,6 +24,7 @@ from commands.common import (
     InputsArg,
     JobsOption,
     MaxBytesOption,
+    Noting,
     OutOption,
     PageInputsArg,
     PageNote,
@@ -34,7 +35,6 @@ from commands.common import (
     UrlsOption,
     cannot_write,
     fraction,
-    noted,
     one_page,
     page_fetcher,
     progress_bar,
@@ -616,10 +616,10 @@ def apply_command(
     else:
         detector = _detector(model, recall, precision, err)
     single = bulk is None and output is not Format.json and one_page(inputs)
+    job = ApplyJob(model=model, recall=recall, precision=precision, output=output,
+                   single=single, bulk=bulk, links=links, images=images,
+                   detector=detector, extractor=extractor)
     if not site_evidence:
-        job = ApplyJob(model=model, recall=recall, precision=precision, output=output,
-                       single=single, bulk=bulk, links=links, images=images,
-                       detector=detector, extractor=extractor)
         run_pages(err, inputs, job, out=out, jobs=jobs, resume=resume,
                   settings={"command": "denoise apply", **job.settings()},
                   max_bytes=max_bytes, site=site, what="scoring pages", quiet_single=single,
@@ -639,29 +639,17 @@ def apply_command(
             detector, read_inputs(inputs, max_bytes, skipped, err, site, fetcher=fetcher),
             counts_for=store.counts if store is not None else None, on_error=on_error)
     store = None
-    fell_back = empty = 0
+    noting = None
     try:
         if db is not None:
             store = SiteStore(db, {"method": "fingerprint", "scheme": SCHEME})
         with atomic_text(out) as stream, progress_bar(err) as progress:
             task = progress.add_task("scoring pages", total=None)
+            noting = Noting(stream, job.notes())  # the same lines and notes as run_pages'
             for scores in scored():
                 summary.written += 1
                 progress.advance(task)
-                if output is Format.blocks:
-                    stream.writelines(_block_lines(scores))
-                    continue
-                if single:
-                    text, fallback = _page_body(scores.or_fallback(), output, extractor,
-                                                links, images)
-                    stream.write(text + "\n")
-                    empty += not text and output is not Format.html
-                else:
-                    line, fallback = _page_line(scores.or_fallback(), output, extractor,
-                                                links, images)
-                    stream.write(line)
-                    empty += _says_nothing(line) and output is not Format.html
-                fell_back += fallback
+                noting.write("".join(job._lines(scores)))
     except BrokenPipeError:  # a reader like `head` left: not an error
         sys.stderr.close()
         raise typer.Exit(0) from None
@@ -672,7 +660,7 @@ def apply_command(
         if store is not None:
             store.close()
     summary.count(skipped)
-    said = noted(((fell_back, FELL_BACK), (empty, NO_TEXT)))
+    said = noting.said() if noting is not None else ""
     if len(inputs) != 1 or not single or skipped or said:
         say(err, summary.line() + said)
     if not summary.written:

@@ -298,8 +298,7 @@ def dedup_command(
             try:
                 index_.save(save_index, {"inputs": [str(i) for i in inputs]})
             except OSError as error:
-                raise fail(err, cannot_write(save_index, error),
-                            1) from None
+                raise fail(err, cannot_write(save_index, error), 1) from None
             saved = f"; index of {len(index_)} pages saved to {save_index}"
         against = f" (against {indexed} indexed pages in {index})" if index is not None else ""
         # this run's pages; an earlier run's are "resumed"

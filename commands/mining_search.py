@@ -102,8 +102,7 @@ def index_command(
     except DenoiseError as error:
         raise fail(err, error) from None
     except OSError as error:
-        raise fail(err, cannot_write(error.filename or index, error),
-                   1) from None
+        raise fail(err, cannot_write(error.filename or index, error), 1) from None
     summary.written = report.added
     summary.count(skipped)
     replaced = f", {report.replaced} replacing pages with their id" if report.replaced else ""
