@@ -1,7 +1,8 @@
 """The template detector on site families it never saw, and whether its operating point
 keeps its promise there.
 
-Run: python benchmarks/template_heldout.py [--archives dev train] [--folds 10] [--labels region]
+Run: python benchmarks/template_heldout.py [--archives dev train] [--folds 10]
+                                           [--labels region|region-dev|site]
                                            [--markdown benchmarks/out/template_heldout.md]
      python benchmarks/template_heldout.py --model denoise/models/default.npz ... --archives train
 
@@ -17,9 +18,11 @@ fingerprint method as ``denoise train`` labels them. Every block is scored by a 
 trained on folds that never held its site's family (10-fold cross-site validation,
 smoothed as shipped); with ``--labels region`` (the default, as the shipped detector is
 trained: ``denoise train --main-xpaths``) the training folds' pages of the documentation
-sites whose main-content XPath is known are labelled by it, and ``--labels site``
-trains on repetition alone. Each figure is measured against the truth it names,
-whichever labels trained. Then:
+sites whose main-content XPath is known (the dev sites' and the training sites',
+:func:`corpora.sites.docs_main_xpaths`) are labelled by it, ``--labels region-dev``
+uses the dev sites' XPaths alone (the recipe before the training sites had theirs), and
+``--labels site`` trains on repetition alone. Each figure is measured against the
+truth it names, whichever labels trained. Then:
 
 1. **Against site-level labels** (Kołcz & Yih's protocol): template recall at 90%
    precision, pooled and averaged over sites.
@@ -30,9 +33,10 @@ whichever labels trained. Then:
    mean precision, and their median, lower quartile and 10th percentile. Reported: how
    many families get >= 90% precision, the mean, median and worst precision, mean recall.
 3. **Against region truth** (template = text outside the main content), on the pages
-   whose main region is known: the dev news sites' human extractions and the docs sites'
-   main-content XPaths (blocks with >= 80% of their text in the main text are content,
-   <= 20% template, :func:`denoise.training.gold_labels`): per site, precision at each
+   whose main region is known: the dev news sites' human extractions and every docs
+   site's main-content XPath, whichever ``--labels`` trained (blocks with >= 80% of
+   their text in the main text are content, <= 20% template,
+   :func:`denoise.training.gold_labels`): per site, precision at each
    family's held-out threshold, and recall at 90% precision.
 """
 
@@ -47,7 +51,7 @@ import numpy as np
 from benchmarks_common import emit
 
 from corpora.locate import corpus_path
-from corpora.sites import docs_main_xpaths, gold_main_texts
+from corpora.sites import dev_docs_main_xpaths, docs_main_xpaths, gold_main_texts
 from denoise.detector import DEFAULT_SMOOTHING, TemplateDetector
 from denoise.model import TemplateModel
 from denoise.reader import Skipped, read_pages
@@ -175,9 +179,11 @@ def main() -> None:
     parser.add_argument("--model", type=Path, nargs="+", help="score with these models at "
                         "their stored operating points instead of cross-validating (on sites "
                         "they never saw)")
-    parser.add_argument("--labels", choices=["region", "site"], default="region",
+    parser.add_argument("--labels", choices=["region", "region-dev", "site"],
+                        default="region",
                         help="cross-validation trains on the main content's region where "
-                        "known (as shipped), or on the site-level labels alone")
+                        "known (as shipped), where known on the dev sites alone, or on the "
+                        "site-level labels alone")
     parser.add_argument("--markdown", type=Path)
     args = parser.parse_args()
     started = time.time()
@@ -198,7 +204,8 @@ def main() -> None:
     print(f"{len(pages)} labelled pages, {len({p.site for p in pages})} sites, "
           f"{len({site_family(p.site) for p in pages})} families, {len(gold)} with region "
           f"truth ({time.time() - started:.0f} s)", flush=True)
-    xpaths = docs_main_xpaths() if args.labels == "region" else {}
+    xpaths = {"region": docs_main_xpaths, "region-dev": dev_docs_main_xpaths,
+              "site": dict}[args.labels]()
     taught = {(page.site, page.page.id): new for page, new in zip(
         pages, with_main_xpaths(pages, xpaths), strict=True)}
     report = cross_validate(pages, lambda train: TemplateDetector(

@@ -63,6 +63,7 @@ from denoise.structure import kept_tree, structure_of, to_markdown, to_xml
 from denoise.training import (
     CALIBRATION_QUANTILE,
     CrossSiteReport,
+    TrainingPage,
     read_main_xpaths,
     train_detector,
     training_pages,
@@ -178,12 +179,13 @@ def train_command(
         "family (the same publisher in every corpus and era, e.g. entertainment.msn.com "
         "drops every msn site), for a detector that has never seen it. Repeatable.",
         show_default=False)] = None,
-    main_xpaths: Annotated[Path | None, typer.Option(
+    main_xpaths: Annotated[list[Path] | None, typer.Option(
         "--main-xpaths", metavar="TSV", help="Sites whose main content you can point at: a "
         "site and an XPath a line, tab-separated. Their pages' blocks are labelled by it "
         "(inside: content, outside: template) rather than by repetition, which calls an API "
-        "reference's repeated members template and a page's own breadcrumbs content.",
-        show_default=False)] = None,
+        "reference's repeated members template and a page's own breadcrumbs content; "
+        "calibration pages too, so the promise is kept against where their content lies. "
+        "Repeatable.", show_default=False)] = None,
     calibrate_on: Annotated[list[str] | None, typer.Option(
         "--calibrate-on", metavar="INPUT", help="Pages of other site families, not trained "
         "on: the final model scores them and each of their families joins the operating "
@@ -208,7 +210,7 @@ def train_command(
     excluded: dict[str, int] = {}
 
     try:
-        xpaths = read_main_xpaths(main_xpaths) if main_xpaths is not None else {}
+        xpaths = _read_xpaths(main_xpaths or [])
     except ValueError as error:
         say(err, f"error: {error}")
         raise typer.Exit(2) from None
@@ -222,20 +224,8 @@ def train_command(
         pages = list(training_pages(read, theta=theta,
                                     min_pages=min_pages, on_error=on_error,
                                     on_page=lambda _: progress.advance(task)))
-    used_xpaths: dict[str, str] = {}
-    if xpaths:
-        by_region = list(with_main_xpaths(pages, xpaths))
-        moved = [new for old, new in zip(pages, by_region, strict=True) if new is not old]
-        used_xpaths = {page.site: xpaths[page.site] for page in moved}
-        say(err, f"{len(moved)} pages of {len(used_xpaths)} site(s) labelled by their main "
-             "content")
-        unmatched = sorted(set(xpaths) - used_xpaths.keys())
-        if unmatched:
-            say(err, f"warning: no page's main content found for {len(unmatched)} site(s) "
-                 f"of {main_xpaths}: {', '.join(unmatched[:5])}"
-                 + (" ..." if len(unmatched) > 5 else ""))
-        pages = by_region
-    calibration = []
+    pages, used_xpaths, moved = _by_region(pages, xpaths)
+    calibration: list[TrainingPage] = []
     if calibrate_on:
         with progress_bar(err) as progress:
             task = progress.add_task("reading and labelling calibration pages", total=None)
@@ -245,6 +235,17 @@ def train_command(
             calibration = [page for page in training_pages(
                 extra, theta=theta, min_pages=min_pages, on_error=on_error,
                 on_page=lambda _: progress.advance(task)) if page.example.any()]
+        calibration, calibrated_xpaths, calibrated = _by_region(calibration, xpaths)
+        used_xpaths.update(calibrated_xpaths)
+        moved += calibrated
+    if xpaths:
+        say(err, f"{moved} pages of {len(used_xpaths)} site(s) labelled by their main "
+             "content")
+        unmatched = sorted(set(xpaths) - used_xpaths.keys())
+        if unmatched:
+            say(err, f"warning: no page's main content found for {len(unmatched)} site(s) "
+                 f"of {', '.join(map(str, main_xpaths or []))}: {', '.join(unmatched[:5])}"
+                 + (" ..." if len(unmatched) > 5 else ""))
     if exclude_site:
         say(err, f"excluded {sum(excluded.values())} pages of "
              f"{len(excluded)} site(s) in the families of {', '.join(exclude_site)}"
@@ -289,6 +290,28 @@ def train_command(
          f"{expected_precision:.1%}, recall {expected_recall:.1%}); {len(pages)} pages, "
          f"{sites} sites, {len(skipped)} skipped, "
          f"{time.process_time() - started:.0f} CPU seconds")
+
+
+def _read_xpaths(paths: list[Path]) -> dict[str, str]:
+    """The sites' main-content XPaths of every ``--main-xpaths`` file; a site named in two
+    files is an error naming both (which one to believe is the user's to say)."""
+    xpaths: dict[str, str] = {}
+    origin: dict[str, Path] = {}
+    for path in paths:
+        for site, xpath in read_main_xpaths(path).items():
+            if site in xpaths:
+                raise ValueError(f"{path}: {site} is given in {origin[site]} too")
+            xpaths[site], origin[site] = xpath, path
+    return xpaths
+
+
+def _by_region(pages: list[TrainingPage], xpaths: dict[str, str]
+               ) -> tuple[list[TrainingPage], dict[str, str], int]:
+    """``pages`` with those of the sites in ``xpaths`` labelled by their main content, the
+    XPaths that labelled a page, and how many pages they labelled."""
+    by_region = list(with_main_xpaths(pages, xpaths)) if xpaths else pages
+    moved = [new.site for old, new in zip(pages, by_region, strict=True) if new is not old]
+    return by_region, {site: xpaths[site] for site in sorted(set(moved))}, len(moved)
 
 
 def _without_families(pages: Iterator[Page], hosts: list[str],

@@ -2,8 +2,10 @@
 
 Gold main content: for news sites, a human-extracted text beside each page
 (``<site>/_gold/<stem>.txt``); for 17 docs sites, one XPath that selects the main
-content (``sites-dev-docs-main-xpath.tsv``). Pages are read with the toolkit's
-own reader, one folder a site.
+content (``sites-dev-docs-main-xpath.tsv``), and for the training documentation sites
+(``sites-train-docs``) where one XPath does, ours (:data:`TRAIN_DOCS_XPATHS`, beside this
+module: written for this project by reading each site's pages, with its coverage and
+share of the text). Pages are read with the toolkit's own reader, one folder a site.
 """
 
 from __future__ import annotations
@@ -22,12 +24,20 @@ from denoise.training import read_main_xpaths
 
 SITE_ARCHIVES = ("sites-dev-docs.tar.xz", "sites-dev-news.tar.xz")
 DOCS_XPATHS = "sites-dev-docs-main-xpath.tsv"
+#: The training documentation sites' main-content XPaths (ours, shipped with the package).
+TRAIN_DOCS_XPATHS = Path(__file__).with_name("sites-train-docs-main-xpath.tsv")
+
+
+def dev_docs_main_xpaths() -> dict[str, str]:
+    """Site folder -> XPath of its main content, for the dev docs sites that have one (read
+    as ``denoise train --main-xpaths`` reads the file)."""
+    return read_main_xpaths(corpus_path(DOCS_XPATHS))
 
 
 def docs_main_xpaths() -> dict[str, str]:
-    """Site folder -> XPath of its main content, for the docs sites that have one (read as
-    ``denoise train --main-xpaths`` reads the file)."""
-    return read_main_xpaths(corpus_path(DOCS_XPATHS))
+    """Site folder -> XPath of its main content, for every documentation site that has one:
+    the dev sites' and the training sites' (their folders never share a name)."""
+    return {**dev_docs_main_xpaths(), **read_main_xpaths(TRAIN_DOCS_XPATHS)}
 
 
 #: The dev news sites' pages with gold, as a set of main-content pages.

@@ -166,6 +166,40 @@ def test_train_labels_a_site_by_the_main_content_its_xpath_selects(sites, tmp_pa
         acme: "//div[@id='main']"}
 
 
+@pytest.mark.slow
+def test_train_reads_several_main_xpaths_tables_and_labels_calibration_pages_too(sites,
+                                                                                  tmp_path):
+    extra = generated_site(len(TRAIN_SITES), 6)
+    write_site(tmp_path / "more" / extra[0].site, extra)
+    acme = generated_site(0, 1)[0].site
+    dev, train = tmp_path / "dev.tsv", tmp_path / "train.tsv"
+    dev.write_text(f"{acme}\t//div[@id='main']\n", encoding="utf-8")
+    train.write_text(f"{extra[0].site}\t//td[@class='body-text']\n", encoding="utf-8")
+    out = tmp_path / "model.npz"
+    result = run(["train", str(sites), "--out", str(out), "--folds", "2", "--min-pages", "3",
+                  "--main-xpaths", str(dev), "--main-xpaths", str(train),
+                  "--calibrate-on", str(tmp_path / "more")])
+    assert result.exit_code == 0, result.output
+    assert "12 pages of 2 site(s) labelled by their main content" in result.stderr
+    assert "no page's main content found" not in result.stderr
+    header = TemplateModel.load(out).header_["training"]
+    assert header["main_xpaths"] == {acme: "//div[@id='main']",
+                                     extra[0].site: "//td[@class='body-text']"}
+    assert header["calibration"]["sites"] == 1
+
+
+def test_train_refuses_a_site_given_in_two_main_xpaths_tables(sites, tmp_path):
+    first, second = tmp_path / "a.tsv", tmp_path / "b.tsv"
+    for table in (first, second):
+        table.write_text("www.acme.com\t//main\n", encoding="utf-8")
+    out = tmp_path / "model.npz"
+    result = run(["train", str(sites), "--out", str(out), "--main-xpaths", str(first),
+                  "--main-xpaths", str(second)])
+    assert result.exit_code == 2
+    assert f"{second}: www.acme.com is given in {first} too" in result.stderr
+    assert not out.exists()
+
+
 def test_train_names_the_line_of_a_main_xpaths_file_it_cannot_read(sites, tmp_path):
     table = tmp_path / "main.tsv"
     table.write_text("www.acme.com\t//div[@id='main']\nwww.globex.com\t//div[[\n",
