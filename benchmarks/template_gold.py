@@ -1,0 +1,131 @@
+"""What template removal keeps, against the main-content gold of sites no template model saw.
+
+Run from the repository root (needs the shared corpora; about a minute a model):
+
+    python benchmarks/template_gold.py [MODEL.npz ...] [--recalls R ...] [--sets SET ...]
+                                       [--limit N] [--markdown PATH]
+
+The page-level template detector is trained on site-level labels and, where a
+documentation site's main region is known, on that region (``denoise train
+--main-xpaths``); its promise is about sites it never saw. The pages here are those of
+the main-content benchmark (``main_content.py``): trafilatura's, readability's,
+CleanEval's, Dragnet's, chaos's and WCXB's sets come from thousands of sites that no
+template model trained on; the dev news sites (``news-sites``) are in every model's
+training data, so their row is *not* held out. Each model (default: the shipped
+``denoise/models/default.npz``) cuts every page twice, as the toolkit does:
+
+- ``point``: at the model's stored operating point, with the fallback of a page the cut
+  would empty: ``denoise apply``'s default text;
+- ``recall R``: at each of ``--recalls`` (default :data:`denoise.cleaning.PAGE_RECALL`,
+  mode ``page``: ``clean(page, "page")``, ``mining ... --denoise page``), the threshold
+  the model's stored curve gives for that recall.
+
+What is kept is scored as ``main_content.py`` scores an extractor (trafilatura's
+snippets pooled on its set, WCXB's word measure on WCXB, word 4-gram shingles against
+the gold text elsewhere; mean per page): template removal keeps more than the article
+(a listing's items, a page's own table of contents), so its precision is low by
+design; what the figures compare is two models on the same pages, in the same run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from collections import defaultdict
+from itertools import chain
+from pathlib import Path
+
+from benchmarks_common import emit
+from content_scoring import (
+    ShingleScore,
+    SnippetCounts,
+    count_snippets,
+    mean_scores,
+    score_shingles,
+    shingles,
+)
+
+from corpora.content import ALL_SETS, WCXB, iter_content_pages
+from corpora.sites import NEWS_SITES, news_site_pages
+from denoise.cleaning import PAGE_RECALL, Cleaner
+from denoise.detector import TemplateDetector
+from denoise.errors import PageError
+from denoise.model import default_model_path
+from denoise.page import Page, site_of
+
+
+def _figures(scores: list[SnippetCounts] | list[ShingleScore]) -> tuple[float, float, float]:
+    """F1, precision, recall: snippets pooled, shingles' per-page mean."""
+    if scores and isinstance(scores[0], SnippetCounts):
+        pooled = sum(scores, SnippetCounts())
+        return pooled.f1, pooled.precision, pooled.recall
+    mean = mean_scores(scores)
+    return mean.f1, mean.precision, mean.recall
+
+
+def main() -> None:
+    """Run the benchmark and print its table."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("models", nargs="*", type=Path,
+                        help="template models (default: the shipped one)")
+    parser.add_argument("--recalls", nargs="+", type=float, default=[PAGE_RECALL],
+                        help=f"also cut at these recalls (default {PAGE_RECALL:g}, mode page)")
+    parser.add_argument("--sets", nargs="+", choices=[*ALL_SETS, NEWS_SITES],
+                        default=[*ALL_SETS, NEWS_SITES])
+    parser.add_argument("--limit", type=int, help="pages a set (evenly spread); default all")
+    parser.add_argument("--markdown", type=Path, help="also write the table here")
+    args = parser.parse_args()
+    paths = args.models or [default_model_path()]
+    cleaners = {}
+    for path in paths:
+        detector = TemplateDetector.load(path)
+        cleaners[f"{path.name} point ({detector.threshold:.2f})"] = Cleaner(
+            "page", detector=detector)
+        for recall in args.recalls:
+            cut = detector.at_recall(recall)
+            cleaners[f"{path.name} recall {recall:g} ({cut.threshold:.2f})"] = Cleaner(
+                "page", detector=cut)
+    if len(set(cleaners)) < len(cleaners):
+        sys.exit("give models with different file names")
+    started = time.monotonic()
+    content_sets = [s for s in args.sets if s != NEWS_SITES]
+    pages = chain(iter_content_pages(content_sets, args.limit) if content_sets else (),
+                  news_site_pages(args.limit) if NEWS_SITES in args.sets else ())
+    scores: dict[str, dict[str, list]] = defaultdict(lambda: defaultdict(list))
+    for gold_page in pages:
+        page = Page(id=gold_page.page_id, html=gold_page.html, url=gold_page.url,
+                    site=site_of(gold_page.url))
+        size = 1 if gold_page.set_name == WCXB else 4
+        gold = None if gold_page.has_snippets else shingles(gold_page.gold_text, size)
+        for name, cleaner in cleaners.items():
+            try:
+                text = cleaner(page).text
+            except PageError:
+                text = ""
+            scores[gold_page.set_name][name].append(
+                count_snippets(text, gold_page.keep, gold_page.drop) if gold is None
+                else score_shingles(text, gold, size))
+    names = list(cleaners)
+    lines = [f"Models: {', '.join(str(p) for p in paths)}; {time.monotonic() - started:.0f} s.",
+             "", "| set | pages | " + " | ".join(names) + " |",
+             "|---|---:|" + "---:|" * len(names)]
+    means: dict[str, list[float]] = defaultdict(list)
+    for set_name, by_name in scores.items():
+        cells = []
+        for name in names:
+            f1, precision, recall = _figures(by_name[name])
+            cells.append(f"{100 * f1:.2f} (P {100 * precision:.1f}, R {100 * recall:.1f})")
+            if set_name != NEWS_SITES:
+                means[name].append(f1)
+        held = "" if set_name != NEWS_SITES else " (trained on)"
+        lines.append(f"| {set_name}{held} | {len(by_name[names[0]])} | "
+                     + " | ".join(cells) + " |")
+    if means:
+        lines.append("| **mean, sites never seen** | | " + " | ".join(
+            f"{100 * sum(means[n]) / len(means[n]):.2f}" for n in names) + " |")
+    emit("\n".join(lines), args.markdown)
+
+
+if __name__ == "__main__":
+    main()
