@@ -4,13 +4,14 @@ keeps its promise there.
 Run: python benchmarks/template_heldout.py [--archives dev train] [--folds 10]
                                            [--labels region|region-dev|site]
                                            [--markdown benchmarks/out/template_heldout.md]
-     python benchmarks/template_heldout.py --model denoise/models/default.npz ... --archives train
+     python benchmarks/template_heldout.py --model MODEL.npz ... --archives train
 
 With ``--model``, no cross-validation: every page is scored by that model, at its
 stored operating point, and each site's precision and recall there are its promise on
-a site it never saw, *provided the model never saw the archives' sites* (the shipped
-model is trained on the dev sites: give it ``--archives train``, the 65 documentation
-sites of ``sites-train-docs``).
+a site it never saw, *provided the model never saw the archives' sites* (a model trained
+on the dev sites alone, ``--archives train``: the 65 documentation sites of
+``sites-train-docs``). The shipped model has seen every archive since 2026-12-01: its
+held-out figures are the cross-validation's, by family.
 
 Pages: the dev sites (``sites-dev-docs``, ``sites-dev-news``) and, with ``train``, the 65
 training documentation sites (``sites-train-docs``), labelled by the site-level

@@ -64,7 +64,7 @@ from denoise.training import (
     CALIBRATION_QUANTILE,
     CrossSiteReport,
     TrainingPage,
-    read_main_xpaths,
+    read_main_xpath_tables,
     train_detector,
     training_pages,
     with_main_xpaths,
@@ -97,9 +97,9 @@ class Format(StrEnum):
 
 ModelOption = Annotated[Path | None, typer.Option(
     "--model", "-m", help="A model from 'denoise train' (default: the template model shipped "
-    "with the package, trained on 45 documentation, news and shop sites; apply's "
-    "main-content formats mix the one given, or by default their own, trained on those "
-    "sites' repetition alone).", show_default=False,
+    "with the package, trained on 110 documentation, news and shop sites; apply's "
+    "main-content formats mix the one given, or by default their own, trained on 45 of "
+    "those sites' repetition alone).", show_default=False,
 )]
 RecallOption = Annotated[float | None, typer.Option(
     callback=fraction, help="Cut where the model expects to find this share of the template "
@@ -210,7 +210,7 @@ def train_command(
     excluded: dict[str, int] = {}
 
     try:
-        xpaths = _read_xpaths(main_xpaths or [])
+        xpaths = read_main_xpath_tables(main_xpaths or [])
     except ValueError as error:
         say(err, f"error: {error}")
         raise typer.Exit(2) from None
@@ -226,22 +226,24 @@ def train_command(
                                     on_page=lambda _: progress.advance(task)))
     pages, used_xpaths, moved = _by_region(pages, xpaths)
     calibration: list[TrainingPage] = []
+    calibrated_xpaths: dict[str, str] = {}
     if calibrate_on:
         with progress_bar(err) as progress:
             task = progress.add_task("reading and labelling calibration pages", total=None)
             extra = read_inputs(calibrate_on, max_bytes, skipped, err)
             if exclude_site:
                 extra = _without_families(extra, exclude_site, excluded)
-            calibration = [page for page in training_pages(
-                extra, theta=theta, min_pages=min_pages, on_error=on_error,
-                on_page=lambda _: progress.advance(task)) if page.example.any()]
+            calibration = list(training_pages(extra, theta=theta, min_pages=min_pages,
+                                              on_error=on_error,
+                                              on_page=lambda _: progress.advance(task)))
         calibration, calibrated_xpaths, calibrated = _by_region(calibration, xpaths)
-        used_xpaths.update(calibrated_xpaths)
+        calibration = [page for page in calibration if page.example.any()]
         moved += calibrated
     if xpaths:
-        say(err, f"{moved} pages of {len(used_xpaths)} site(s) labelled by their main "
+        labelled_by = used_xpaths.keys() | calibrated_xpaths.keys()
+        say(err, f"{moved} pages of {len(labelled_by)} site(s) labelled by their main "
              "content")
-        unmatched = sorted(set(xpaths) - used_xpaths.keys())
+        unmatched = sorted(set(xpaths) - labelled_by)
         if unmatched:
             say(err, f"warning: no page's main content found for {len(unmatched)} site(s) "
                  f"of {', '.join(map(str, main_xpaths or []))}: {', '.join(unmatched[:5])}"
@@ -265,6 +267,7 @@ def train_command(
                 quantile=None if pooled_curve else site_quantile,
                 excluded_families={site_family(host) for host in exclude_site or ()},
                 main_xpaths=used_xpaths, calibration=calibration,
+                calibration_xpaths=calibrated_xpaths,
                 on_fold=lambda _: progress.advance(task))
         _print_cross_site(trained.report, c is not None, sys.stdout)
         if trained.families is not None:
@@ -290,19 +293,6 @@ def train_command(
          f"{expected_precision:.1%}, recall {expected_recall:.1%}); {len(pages)} pages, "
          f"{sites} sites, {len(skipped)} skipped, "
          f"{time.process_time() - started:.0f} CPU seconds")
-
-
-def _read_xpaths(paths: list[Path]) -> dict[str, str]:
-    """The sites' main-content XPaths of every ``--main-xpaths`` file; a site named in two
-    files is an error naming both (which one to believe is the user's to say)."""
-    xpaths: dict[str, str] = {}
-    origin: dict[str, Path] = {}
-    for path in paths:
-        for site, xpath in read_main_xpaths(path).items():
-            if site in xpaths:
-                raise ValueError(f"{path}: {site} is given in {origin[site]} too")
-            xpaths[site], origin[site] = xpath, path
-    return xpaths
 
 
 def _by_region(pages: list[TrainingPage], xpaths: dict[str, str]

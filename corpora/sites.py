@@ -20,7 +20,7 @@ from corpora.locate import corpus_path
 from denoise.evaluate import xpath_main_text
 from denoise.page import Page
 from denoise.reader import Skipped, read_pages
-from denoise.training import read_main_xpaths
+from denoise.training import read_main_xpath_tables, read_main_xpaths
 
 SITE_ARCHIVES = ("sites-dev-docs.tar.xz", "sites-dev-news.tar.xz")
 DOCS_XPATHS = "sites-dev-docs-main-xpath.tsv"
@@ -36,8 +36,8 @@ def dev_docs_main_xpaths() -> dict[str, str]:
 
 def docs_main_xpaths() -> dict[str, str]:
     """Site folder -> XPath of its main content, for every documentation site that has one:
-    the dev sites' and the training sites' (their folders never share a name)."""
-    return {**dev_docs_main_xpaths(), **read_main_xpaths(TRAIN_DOCS_XPATHS)}
+    the dev sites' and the training sites' (a site in both tables is an error)."""
+    return read_main_xpath_tables([corpus_path(DOCS_XPATHS), TRAIN_DOCS_XPATHS])
 
 
 #: The dev news sites' pages with gold, as a set of main-content pages.

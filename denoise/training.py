@@ -274,6 +274,20 @@ def read_main_xpaths(path: str | os.PathLike[str]) -> dict[str, str]:
     return found
 
 
+def read_main_xpath_tables(paths: Iterable[str | os.PathLike[str]]) -> dict[str, str]:
+    """The sites' XPaths of every table in ``paths`` (each read by :func:`read_main_xpaths`;
+    a table given twice is read once). Raises ``ValueError`` naming both tables of a site
+    given in two: which one to believe is the caller's to say."""
+    xpaths: dict[str, str] = {}
+    origin: dict[str, str] = {}
+    for path in dict.fromkeys(os.fspath(path) for path in paths):
+        for site, xpath in read_main_xpaths(path).items():
+            if site in xpaths:
+                raise ValueError(f"{path}: {site} is given in {origin[site]} too")
+            xpaths[site], origin[site] = xpath, path
+    return xpaths
+
+
 def with_main_xpaths(pages: Iterable[TrainingPage], xpaths: Mapping[str, str]
                      ) -> Iterator[TrainingPage]:
     """``pages``, those of a site with an XPath in ``xpaths`` relabelled by the main
@@ -315,6 +329,7 @@ def train_detector(pages: Sequence[TrainingPage], *, classifier: str = "forest",
                    excluded_families: Iterable[str] = (),
                    main_xpaths: Mapping[str, str] | None = None,
                    calibration: Sequence[TrainingPage] = (),
+                   calibration_xpaths: Mapping[str, str] | None = None,
                    on_fold: Callable[[int], None] | None = None) -> TrainedDetector:
     """Cross-validate by site on ``pages`` (``folds`` folds, never a site in training
     and test), then train on them all and cut where the cross-site precision is
@@ -335,9 +350,10 @@ def train_detector(pages: Sequence[TrainingPage], *, classifier: str = "forest",
     quartile promised 90% on three documentation sites in four but kept it on one in
     two; calibrated on unseen documentation families too, the promise covers both kinds.
 
-    ``theta``, ``excluded_families`` and ``main_xpaths`` (the sites whose pages were
-    labelled by their main content, :func:`with_main_xpaths`, and its XPath) are
-    recorded only (the pages were labelled and filtered before). Raises ``ValueError``
+    ``theta``, ``excluded_families``, ``main_xpaths`` (the sites whose pages were
+    labelled by their main content, :func:`with_main_xpaths`, and its XPath) and
+    ``calibration_xpaths`` (the same for calibration sites) are recorded only (the pages
+    were labelled and filtered before). Raises ``ValueError``
     when fewer sites than folds have labels, or when a calibration page's family is
     trained on.
     """
@@ -380,6 +396,8 @@ def train_detector(pages: Sequence[TrainingPage], *, classifier: str = "forest",
         training["calibration"] = {
             "pages": len(calibration), "sites": len({page.site for page in calibration}),
             "families": len({site_family(page.site) for page in calibration})}
+        if calibration_xpaths:
+            training["calibration"]["main_xpaths"] = dict(sorted(calibration_xpaths.items()))
     return TrainedDetector(detector, report, training, families)
 
 

@@ -183,9 +183,9 @@ def test_train_reads_several_main_xpaths_tables_and_labels_calibration_pages_too
     assert "12 pages of 2 site(s) labelled by their main content" in result.stderr
     assert "no page's main content found" not in result.stderr
     header = TemplateModel.load(out).header_["training"]
-    assert header["main_xpaths"] == {acme: "//div[@id='main']",
-                                     extra[0].site: "//td[@class='body-text']"}
-    assert header["calibration"]["sites"] == 1
+    assert header["main_xpaths"] == {acme: "//div[@id='main']"}  # trained on
+    assert header["calibration"] == {"pages": 6, "sites": 1, "families": 1, "main_xpaths": {
+        extra[0].site: "//td[@class='body-text']"}}
 
 
 def test_train_refuses_a_site_given_in_two_main_xpaths_tables(sites, tmp_path):

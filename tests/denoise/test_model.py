@@ -27,6 +27,7 @@ from denoise.page import Page
 from denoise.training import (
     NO_LABEL,
     gold_labels,
+    read_main_xpath_tables,
     read_main_xpaths,
     training_pages,
     with_main_text,
@@ -545,6 +546,17 @@ def test_a_main_xpaths_table_may_open_with_a_bom_and_must_be_utf8(tmp_path):
         read_main_xpaths(table)
     with pytest.raises(ValueError, match=r"missing\.tsv: cannot read"):
         read_main_xpaths(tmp_path / "missing.tsv")
+
+
+def test_several_main_xpaths_tables_read_as_one_and_a_site_in_two_is_refused(tmp_path):
+    first, second = tmp_path / "a.tsv", tmp_path / "b.tsv"
+    first.write_text("docs/a\t//main\n", encoding="utf-8")
+    second.write_text("docs/b\t//article\n", encoding="utf-8")
+    assert read_main_xpath_tables([first, second, first]) == {"docs/a": "//main",
+                                                              "docs/b": "//article"}
+    second.write_text("docs/b\t//article\ndocs/a\t//div\n", encoding="utf-8")
+    with pytest.raises(ValueError, match=r"b\.tsv: docs/a is given in .*a\.tsv too"):
+        read_main_xpath_tables([first, second])
 
 
 def test_a_page_whose_xpath_selects_no_words_keeps_its_site_labels():
