@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+from pathlib import Path
 
 import pytest
 
@@ -13,7 +14,7 @@ from denoise.reader import Skipped, read_pages
 from denoise.training import read_main_xpaths
 
 
-def _corpus(name: str):
+def _corpus(name: str) -> Path:
     """The shared corpus file ``name``; the test skips without it."""
     try:
         return corpus_path(name)
