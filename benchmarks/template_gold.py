@@ -10,12 +10,12 @@ documentation site's main region is known, on that region (``denoise train
 --main-xpaths``); its promise is about sites it never saw. The pages here are those of
 the main-content benchmark (``main_content.py``): trafilatura's, readability's,
 CleanEval's, Dragnet's, chaos's and WCXB's sets come from thousands of sites (3,100
-hosts among the pages with a URL) that no template model trained on, but for 30 pages
-(of those with a URL; Dragnet's have none) of the dev news sites' publishers in other
-years, 19 of them the BBC's; the dev news sites' own pages (``news-sites``) are in every
-model's training data, so their row is *not* held out. Each model (default: the
-shipped ``denoise/models/default.npz``) cuts every page at its stored point and at each
-recall asked, as the toolkit does:
+hosts among the pages with a URL, which the run prints) that no template model trained
+on, but for 30 pages (of those with a URL; Dragnet's have none; counted once, by hand)
+of the dev news sites' publishers in other years, 19 of them the BBC's; the dev news
+sites' own pages (``news-sites``) are in every model's training data, so their row is
+*not* held out. Each model (default: the shipped ``denoise/models/default.npz``) cuts
+every page at its stored point and at each recall asked, as the toolkit does:
 
 - ``point``: at the model's stored operating point, with the fallback of a page whose
   cut keeps under 1% of its scored text: ``denoise apply``'s default text;
@@ -89,10 +89,13 @@ def main() -> None:
     pages = chain(iter_content_pages(content_sets, args.limit) if content_sets else (),
                   news_site_pages(args.limit) if NEWS_SITES in args.sets else ())
     tallies: dict[str, dict[str, Tally]] = defaultdict(lambda: defaultdict(Tally))
+    hosts: set[str] = set()  # of the held-out sets' pages with a URL
     first = next(iter(cleaners.values()))
     for gold_page in pages:
         page = Page(id=gold_page.page_id, html=gold_page.html, url=gold_page.url,
                     site=site_of(gold_page.url))
+        if page.site and gold_page.set_name != NEWS_SITES:
+            hosts.add(page.site)
         size = 1 if gold_page.set_name in WORD_SCORED else 4
         gold = None if gold_page.has_snippets else shingles(gold_page.gold_text, size)
         try:
@@ -109,7 +112,8 @@ def main() -> None:
             else:
                 tally.shingle_scores.append(score_shingles(text, gold, size))
     names = list(cleaners)
-    lines = [f"Models: {', '.join(str(p) for p in paths)}; {time.monotonic() - started:.0f} s.",
+    lines = [f"Models: {', '.join(str(p) for p in paths)}; {time.monotonic() - started:.0f} s; "
+             f"{len(hosts):,} hosts among the held-out sets' pages with a URL.",
              "", "| set | pages | " + " | ".join(names) + " |",
              "|---|---:|" + "---:|" * len(names)]
     means: dict[str, list[float]] = defaultdict(list)
