@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import argparse
+import json
 import tarfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from corpora.locate import corpus_path
 from corpora.sites import iter_archives
 from denoise.page import Page
 from denoise.reader import Skipped, read_pages
+from denoise.validation import site_family
 
 
 def load_pages() -> list[Page]:
@@ -22,6 +25,28 @@ def load_pages() -> list[Page]:
             else:
                 pages.append(item)
     return pages
+
+
+def recall_arg(text: str) -> float:
+    """A template recall to cut at, from the command line: a number in (0, 1]."""
+    value = float(text)
+    if not 0.0 < value <= 1.0:
+        raise argparse.ArgumentTypeError(f"{text}: a recall is in (0, 1]")
+    return value
+
+
+def heldout_folds(folder: Path, pages: list[Page]
+                  ) -> Iterator[tuple[dict[str, Path], list[Page]]]:
+    """The fold models ``benchmarks/heldout_detectors.py`` made in ``folder`` (``template``,
+    ``page`` and ``main``: paths), each with the pages of the site families it left out."""
+    plan = json.loads((folder / "folds.json").read_text(encoding="utf-8"))
+    if any("page" not in entry for entry in plan.values()):
+        raise SystemExit(f"{folder / 'folds.json'} names no page model (made before "
+                         "page-K.npz): rebuild it with benchmarks/heldout_detectors.py")
+    for fold in sorted({entry["template"] for entry in plan.values()}):
+        entry = next(e for e in plan.values() if e["template"] == fold)
+        members = [p for p in pages if plan[site_family(p.site)]["template"] == fold]
+        yield {role: folder / name for role, name in entry.items()}, members
 
 
 def emit(text: str, markdown: Path | None) -> None:

@@ -1,7 +1,7 @@
 """Near-duplicates with and without templates: Chakrabarti, Kumar & Punera's Table 2 (6.2)
 on our LYRICS-style benchmark.
 
-Run: python benchmarks/dedup.py BENCH [--heldout BENCH/detectors]
+Run: python benchmarks/dedup.py BENCH [--heldout BENCH/detectors] [--recalls R ...]
                                       [--markdown benchmarks/out/dedup.md]
 
 BENCH is made by ``python -m corpora.dup_bench BENCH``: ``pages/<site>/...`` and
@@ -9,10 +9,11 @@ BENCH is made by ``python -m corpora.dup_bench BENCH``: ``pages/<site>/...`` and
 two sites of different families, inside their templates) and 300 distinct pairs (two
 articles of one site). Texts (``mining.content.page_texts``, what ``mining dedup
 --denoise`` shingles): FULLTEXT (``none``), SITELEVEL (``site``), PAGELEVEL (``page``:
-template removal at recall 0.5; also at the detector's stored operating point, 90%
-cross-site precision, which ``mining.content`` does not use) and MAIN (``main``: the
-main content alone). Rules: the paper's (8 smallest hashes, >= 4 matching) and LSH with
-verified Jaccard >= 0.8 and >= 0.5, through the same index ``mining dedup`` uses.
+template removal at :data:`mining.content.PAGE_RECALL`, or at each of ``--recalls``;
+also at the detector's stored operating point, 90% cross-site precision, which
+``mining.content`` does not use) and MAIN (``main``: the main content alone). Rules:
+the paper's (8 smallest hashes, >= 4 matching) and LSH with verified Jaccard >= 0.8 and
+>= 0.5, through the same index ``mining dedup`` uses.
 Reported: the share of duplicate pairs flagged and of distinct pairs kept apart. The
 paper: 76% of duplicates found with PAGELEVEL (FULLTEXT 30.9%), 91.6% of distinct pairs
 kept apart; the goal here is >= 90% and >= 95%.
@@ -20,26 +21,25 @@ kept apart; the goal here is >= 90% and >= 95%.
 The shipped models were trained on the dev sites these pages come from (the template
 model on their site-level labels, the main-content model on their gold). With
 ``--heldout`` (made by ``benchmarks/heldout_detectors.py``) the PAGELEVEL and MAIN rows
-are also measured with models that never saw the page's site family: the honest
-figures for sites never seen.
+are also measured with models that never saw the page's site family (PAGELEVEL with
+the detector of the shipped recipe, ``page-K.npz``): the honest figures for sites never
+seen.
 """
 
 from __future__ import annotations
 
 import argparse
 import csv
-import json
 import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
-from benchmarks_common import emit
+from benchmarks_common import emit, heldout_folds, recall_arg
 
 from denoise.detector import TemplateDetector
 from denoise.main_content import MainContentExtractor
 from denoise.page import Page
 from denoise.reader import Skipped, read_pages
-from denoise.validation import site_family
 from mining.content import PAGE_RECALL, page_texts
 from mining.dedup import DedupConfig, NearDuplicateIndex
 from mining.shingles import shingles_of_words, word_hashes
@@ -61,19 +61,18 @@ def texts_of(pairs: Iterable[tuple[Page, str]]) -> Texts:
     return {page.id: text for page, text in pairs}
 
 
-def heldout_texts(pages: list[Page], folder: Path, mode: str) -> Texts:
-    """PAGELEVEL or MAIN text of each page by the models of its family's fold."""
-    plan = json.loads((folder / "folds.json").read_text(encoding="utf-8"))
+def heldout_texts(pages: list[Page], folder: Path, mode: str,
+                  recall: float = PAGE_RECALL) -> Texts:
+    """PAGELEVEL (at ``recall``) or MAIN text of each page by the models of its family's
+    fold."""
     texts: Texts = {}
-    for fold in sorted({entry["template"] for entry in plan.values()}):
-        main = next(e["main"] for e in plan.values() if e["template"] == fold)
-        members = [p for p in pages if plan[site_family(p.site)]["template"] == fold]
-        detector = TemplateDetector.load(folder / fold)
+    for models, members in heldout_folds(folder, pages):
         if mode == "page":
-            texts |= texts_of(page_texts(members, "page",
-                                         detector=detector.at_recall(PAGE_RECALL)))
+            detector = TemplateDetector.load(models["page"]).at_recall(recall)
+            texts |= texts_of(page_texts(members, "page", detector=detector))
         else:
-            extractor = MainContentExtractor.load(template=folder / fold, content=folder / main)
+            extractor = MainContentExtractor.load(template=models["template"],
+                                                  content=models["main"])
             texts |= texts_of(page_texts(members, "main", extractor=extractor))
     return texts
 
@@ -88,10 +87,18 @@ def flagged(texts: Texts, config: DedupConfig) -> set[frozenset[str]]:
                                                         strict=True)}
 
 
+def _pagelevel(recall: float, recalls: list[float]) -> str:
+    """PAGELEVEL's row name, with its recall when several are asked."""
+    return "PAGELEVEL" if len(recalls) == 1 else f"PAGELEVEL at recall {recall:g}"
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("bench", type=Path)
     parser.add_argument("--heldout", type=Path, default=None)
+    parser.add_argument("--recalls", nargs="+", type=recall_arg, default=[PAGE_RECALL],
+                        help=f"PAGELEVEL's recalls, a row each (default {PAGE_RECALL:g}, "
+                        "mode page's)")
     parser.add_argument("--markdown", type=Path, default=None)
     args = parser.parse_args()
     pairs = labelled_pairs(args.bench)
@@ -101,14 +108,18 @@ def main() -> None:
     makers: list[tuple[str, Callable[[], Texts]]] = [
         ("FULLTEXT", lambda: texts_of(page_texts(pages, "none"))),
         ("SITELEVEL", lambda: texts_of(page_texts(pages, "site"))),
-        ("PAGELEVEL (shipped model)", lambda: texts_of(page_texts(pages, "page"))),
+        *((f"{_pagelevel(r, args.recalls)} (shipped model)",
+           lambda r=r: texts_of(page_texts(pages, "page",
+                                           detector=TemplateDetector.load().at_recall(r))))
+          for r in args.recalls),
         ("PAGELEVEL at the detector's stored point (shipped model)",
          lambda: texts_of(page_texts(pages, "page", detector=TemplateDetector.load()))),
         ("MAIN (shipped models)", lambda: texts_of(page_texts(pages, "main"))),
     ]
     if args.heldout:
-        makers += [("PAGELEVEL (held-out models)", lambda: heldout_texts(pages, args.heldout,
-                                                                         "page")),
+        makers += [*((f"{_pagelevel(r, args.recalls)} (held-out models)",
+                      lambda r=r: heldout_texts(pages, args.heldout, "page", r))
+                     for r in args.recalls),
                    ("MAIN (held-out models)", lambda: heldout_texts(pages, args.heldout,
                                                                     "main"))]
     texts: dict[str, Texts] = {}

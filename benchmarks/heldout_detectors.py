@@ -6,13 +6,19 @@ The shipped template and main-content models were trained on the dev sites, whic
 the near-duplicate benchmark's pages come from (the template models from their
 site-level labels, with the training docs sites', and the shipped detector also from
 the documentation sites' main regions; the main-content model from their gold, with
-the other gold sources'). The per-fold template models here are trained on site-level
-labels alone, as ``template-repetition.npz`` is: what main mode mixes. Measuring PAGELEVEL with
-them would test sites they learned. This script splits the site families of the
-folders under PAGES into folds and, per fold, trains both models on every other
-family (``denoise train --exclude-site``, ``python -m corpora.train_main_content
---exclude-site``). ``folds.json`` maps each family to its fold's models; a benchmark
-scores a page with the models of its family's fold. About 12 minutes a fold.
+the other gold sources'). Measuring PAGELEVEL or MAIN with them would test sites they
+learned. This script splits the site families of the folders under PAGES into folds
+and, per fold, trains three models on every other family (``--exclude-site``):
+
+- ``template-K.npz``, on site-level labels alone, as ``template-repetition.npz`` is:
+  the template model main mode mixes;
+- ``page-K.npz``, by the shipped detector's recipe (``default.npz``: site-level labels,
+  and the documentation sites' main regions, ``--main-xpaths``): what mode ``page`` cuts
+  with;
+- ``main-K.npz``, the main-content model (``python -m corpora.train_main_content``).
+
+``folds.json`` maps each family to its fold's models (``template``, ``page``, ``main``);
+a benchmark scores a page with the models of its family's fold. About 20 minutes a fold.
 """
 
 from __future__ import annotations
@@ -24,6 +30,7 @@ import sys
 from pathlib import Path
 
 from corpora.locate import corpus_path
+from corpora.sites import DOCS_XPATHS, TRAIN_DOCS_XPATHS
 from denoise.validation import site_family
 
 
@@ -39,16 +46,21 @@ def main() -> None:
     archives = [str(corpus_path(name)) for name in ("sites-dev-docs.tar.xz",
                                                     "sites-dev-news.tar.xz",
                                                     "sites-train-docs.tar.xz")]
+    regions = [arg for table in (corpus_path(DOCS_XPATHS), TRAIN_DOCS_XPATHS)
+               for arg in ("--main-xpaths", str(table))]
+    train = [sys.executable, "-c", "from commands.denoise import app; app()", "train", *archives]
     plan = {}
     for k, fold in enumerate(folds):
-        template, main = args.out / f"template-{k}.npz", args.out / f"main-{k}.npz"
+        template, page, main = (args.out / f"{name}-{k}.npz" for name in ("template", "page",
+                                                                          "main"))
         excluded = [arg for family in fold for arg in ("--exclude-site", family)]
         print(f"fold {k}: without {', '.join(fold)}", flush=True)
-        subprocess.run([sys.executable, "-c", "from commands.denoise import app; app()", "train",
-                        *archives, "--out", str(template), *excluded], check=True)
+        subprocess.run([*train, "--out", str(template), *excluded], check=True)
+        subprocess.run([*train, *regions, "--out", str(page), *excluded], check=True)
         subprocess.run([sys.executable, "-m", "corpora.train_main_content", "--out", str(main),
                         *excluded], check=True)
-        plan.update({family: {"template": template.name, "main": main.name} for family in fold})
+        plan.update({family: {"template": template.name, "page": page.name, "main": main.name}
+                     for family in fold})
     (args.out / "folds.json").write_text(json.dumps(plan, indent=1) + "\n", encoding="utf-8")
     print(f"{args.out / 'folds.json'}: {len(families)} families in {args.folds} folds")
 

@@ -55,7 +55,7 @@ from ir_measures import AP, RR, P, nDCG
 from scipy.stats import wilcoxon
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from benchmarks_common import emit, log_queries
+from benchmarks_common import emit, heldout_folds, log_queries
 
 from corpora.keyword_bench import load_stories
 from denoise.cleaning import Mode, SiteMethods, clean_pages
@@ -63,7 +63,6 @@ from denoise.detector import TemplateDetector
 from denoise.main_content import MainContentExtractor
 from denoise.page import Page
 from denoise.reader import Skipped, read_pages
-from denoise.validation import site_family
 from mining.search import IndexSettings, SearchIndex, query_words
 
 RECALLS = (0.3, 0.5, 0.7, 0.9)
@@ -94,17 +93,14 @@ def model_texts(pages: list[Page], mode: Mode, recall: float | None,
     if heldout is None:
         detector = TemplateDetector.load().at_recall(recall) if mode is Mode.page else None
         return {c.page.id: c.text for c in clean_pages(pages, mode, detector=detector)}
-    plan = json.loads((heldout / "folds.json").read_text(encoding="utf-8"))
     texts: Texts = {}
-    for fold in sorted({entry["template"] for entry in plan.values()}):
-        members = [p for p in pages if plan[site_family(p.site)]["template"] == fold]
+    for models, members in heldout_folds(heldout, pages):
         if mode is Mode.page:
-            detector = TemplateDetector.load(heldout / fold).at_recall(recall)
+            detector = TemplateDetector.load(models["page"]).at_recall(recall)
             cleaned = clean_pages(members, mode, detector=detector)
         else:
-            main = next(e["main"] for e in plan.values() if e["template"] == fold)
-            extractor = MainContentExtractor.load(template=heldout / fold,
-                                                  content=heldout / main)
+            extractor = MainContentExtractor.load(template=models["template"],
+                                                  content=models["main"])
             cleaned = clean_pages(members, mode, extractor=extractor)
         texts |= {c.page.id: c.text for c in cleaned}
     return texts

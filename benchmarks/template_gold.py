@@ -40,7 +40,7 @@ from collections import defaultdict
 from itertools import chain
 from pathlib import Path
 
-from benchmarks_common import emit
+from benchmarks_common import emit, recall_arg
 from content_scoring import count_snippets, score_shingles, shingles
 from main_content import WORD_SCORED, Tally
 
@@ -53,20 +53,12 @@ from denoise.model import default_model_path
 from denoise.page import Page, site_of
 
 
-def _recall(text: str) -> float:
-    """A recall to cut at: a number in (0, 1]."""
-    value = float(text)
-    if not 0.0 < value <= 1.0:
-        raise argparse.ArgumentTypeError(f"{text}: a recall is in (0, 1]")
-    return value
-
-
 def main() -> None:
     """Run the benchmark and print its table."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("models", nargs="*", type=Path,
                         help="template models (default: the shipped one)")
-    parser.add_argument("--recalls", nargs="+", type=_recall, default=[PAGE_RECALL],
+    parser.add_argument("--recalls", nargs="+", type=recall_arg, default=[PAGE_RECALL],
                         help=f"also cut at these recalls (default {PAGE_RECALL:g}, mode page)")
     parser.add_argument("--sets", nargs="+", choices=[*ALL_SETS, NEWS_SITES],
                         default=[*ALL_SETS, NEWS_SITES])

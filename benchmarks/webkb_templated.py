@@ -3,6 +3,7 @@ Chakrabarti, Kumar & Punera's 6.3 design on WebKB pages placed into news-site te
 
 Run: python benchmarks/webkb_templated.py DATA_DIR --heldout DETECTORS
 [--markdown benchmarks/out/webkb_templated.md] [--archive webkb.tar.xz] [--shipped]
+[--recalls R ...]
 
 DATA_DIR is made by ``python -m corpora.webkb_templated DATA_DIR``: every page of the
 four classes (course, faculty, project, student) of each WebKB university, its text put
@@ -15,7 +16,7 @@ university pages lack (``benchmarks/webkb.py``: SITELEVEL finds no template ther
 
 DETECTORS is a folder made by ``benchmarks/heldout_detectors.py`` (for example
 ``/tmp/dupbench/detectors``): ``folds.json`` maps site families to models
-(``template-K.npz``, ``main-K.npz``) trained without them. The shipped models were
+(``template-K.npz``, ``page-K.npz``, ``main-K.npz``) trained without them. The shipped models were
 trained on these news sites, so PAGELEVEL and MAIN use the fold whose models never saw
 any of the four host families (checked in folds.json and in the models' own headers);
 ``--shipped`` adds the shipped models' rows, which did see them, for comparison.
@@ -33,7 +34,8 @@ Rows (``mining.content.page_texts``; made once per page, reused by every fold):
 - SITELEVEL: ``"site"``, fitted on each university's folder, which is now one template
   site (its pages of the four classes; each host page is used two or three times, see
   ``corpora.webkb_templated``).
-- PAGELEVEL: ``"page"``, the held-out template model at ``at_recall(PAGE_RECALL)``.
+- PAGELEVEL: ``"page"``, the held-out detector of the shipped recipe (``page-K.npz``) at
+  ``at_recall(PAGE_RECALL)``, or one row for each of ``--recalls``.
 - MAIN: ``"main"``, the held-out main-content extractor (held-out template and content
   models).
 
@@ -53,7 +55,7 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
 import numpy as np
-from benchmarks_common import emit
+from benchmarks_common import emit, recall_arg
 from webkb import Setting, binary_problems, gain, leave_one_out, removed_share, report
 
 from corpora.webkb import MAIN_CLASSES, UNIVERSITIES, WebKBPage, read_webkb
@@ -69,9 +71,10 @@ from mining.classify import words
 from mining.content import PAGE_RECALL, page_texts
 
 
-def heldout_models(folder: Path, families: set[str]) -> tuple[Path, Path]:
-    """The template and main-content models of the fold that excludes all of ``families``:
-    named for each of them in ``folds.json`` and saying so in their own headers."""
+def heldout_models(folder: Path, families: set[str]) -> tuple[Path, Path, Path]:
+    """The template, page and main-content models of the fold that excludes all of
+    ``families``: named for each of them in ``folds.json`` and saying so in their own
+    headers."""
     plan_path = folder / "folds.json"
     if not plan_path.exists():
         raise SystemExit(f"{plan_path} does not exist (yet): make it with "
@@ -80,18 +83,21 @@ def heldout_models(folder: Path, families: set[str]) -> tuple[Path, Path]:
     missing = families - set(plan)
     if missing:
         raise SystemExit(f"{plan_path} has no fold for {', '.join(sorted(missing))}")
-    chosen = {(plan[f]["template"], plan[f]["main"]) for f in families}
+    if any("page" not in plan[f] for f in families):
+        raise SystemExit(f"{plan_path} names no page model (made before page-K.npz): "
+                         "rebuild it with benchmarks/heldout_detectors.py")
+    chosen = {(plan[f]["template"], plan[f]["page"], plan[f]["main"]) for f in families}
     if len(chosen) != 1:
         raise SystemExit(f"the host families {sorted(families)} are in different folds "
                          f"({sorted(chosen)}): no one model pair excludes them all")
-    template, main = (folder / name for name in chosen.pop())
-    for path in (template, main):
+    template, page, main = (folder / name for name in chosen.pop())
+    for path in (template, page, main):
         header = TemplateModel.load(path).header_
         excluded = set(header.get("training", {}).get("excluded_families", []))
         if not families <= excluded:
             raise SystemExit(f"{path} does not say it was trained without "
                              f"{', '.join(sorted(families - excluded))}")
-    return template, main
+    return template, page, main
 
 
 def load_pages(data: Path) -> tuple[list[WebKBPage], dict[str, str]]:
@@ -215,6 +221,15 @@ def extra_rows(settings: Sequence[Setting], full: Setting, pages: Sequence[WebKB
     return "\n".join(out)
 
 
+def _page_row(detector: TemplateDetector, recall: float, recalls: Sequence[float]
+              ) -> tuple[str, Callable[[list[Page], Callable[[PageError], None]],
+                                       Iterator[tuple[Page, str]]]]:
+    """PAGELEVEL's row at ``recall`` (named for it when several are asked)."""
+    cut = detector.at_recall(recall)
+    name = "PAGELEVEL" if len(recalls) == 1 else f"PAGELEVEL, recall {recall:g}"
+    return name, lambda chosen, skip: page_texts(chosen, "page", detector=cut, on_error=skip)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("data", type=Path, help="made by python -m corpora.webkb_templated")
@@ -227,27 +242,30 @@ def main() -> None:
                         help="skip the plain WebKB reference and the words-kept table")
     parser.add_argument("--shipped", action="store_true",
                         help="also the shipped models' PAGELEVEL and MAIN (they saw the hosts)")
+    parser.add_argument("--recalls", nargs="+", type=recall_arg, default=[PAGE_RECALL],
+                        help=f"PAGELEVEL's recalls, a row each (default {PAGE_RECALL:g}, "
+                        "mode page's)")
     parser.add_argument("--markdown", type=Path, help="also write the tables here")
     args = parser.parse_args()
     started = time.perf_counter()
     pages, webkb_file = load_pages(args.data)
     hosts = {row["university"]: row["host_site"] for row in read_manifest(args.data)}
     families = {site_family(site) for site in hosts.values()}
-    template, content = heldout_models(args.heldout, families)
-    detector = TemplateDetector.load(template).at_recall(PAGE_RECALL)
+    template, page_model, content = heldout_models(args.heldout, families)
+    detector = TemplateDetector.load(page_model)
     extractor = MainContentExtractor.load(template=template, content=content)
     print(f"{len(pages)} placed pages; hosts: "
           + ", ".join(f"{u} in {s}" for u, s in sorted(hosts.items()))
-          + f"; held-out models {template.name}, {content.name}")
+          + f"; held-out models {template.name}, {page_model.name}, {content.name}")
     print("making texts")
     rows = [
         ("FULLTEXT", lambda chosen, skip: page_texts(chosen, "none", on_error=skip)),
         ("SITELEVEL", lambda chosen, skip: page_texts(chosen, "site", on_error=skip)),
-        ("PAGELEVEL", lambda chosen, skip: page_texts(chosen, "page", detector=detector,
-                                                      on_error=skip)),
+        *(_page_row(detector, recall, args.recalls) for recall in args.recalls),
         ("MAIN", lambda chosen, skip: page_texts(chosen, "main", extractor=extractor,
                                                  on_error=skip)),
     ]
+    heldout = len(rows)
     if args.shipped:
         rows += [
             ("PAGELEVEL, shipped model (saw the hosts)",
@@ -259,17 +277,17 @@ def main() -> None:
     pages = [p for p in pages if p.page.id in settings[0].texts]
     counts = {u: sum(p.university == u for p in pages) for u in UNIVERSITIES}
     print(f"classifying {len(pages)} pages ({', '.join(f'{u} {n}' for u, n in counts.items())})")
-    tables = report(settings[:4], pages, misc=False)
-    if settings[4:]:
-        tables += "\n" + extra_rows(settings[4:], settings[0], pages)
+    tables = report(settings[:heldout], pages, misc=False)
+    if settings[heldout:]:
+        tables += "\n" + extra_rows(settings[heldout:], settings[0], pages)
     if args.reference:
         plain = plain_texts(pages, webkb_file, args.archive)
         tables += "\n" + kept_table(settings, plain, pages)
         tables += "\n" + reference_table(plain, pages)
-    heldout = (f"\nPAGELEVEL and MAIN: held-out models {template.name} / {content.name} "
-               f"(trained without {', '.join(sorted(families))}), PAGELEVEL at recall "
-               f"{PAGE_RECALL}.")
-    emit(f"{tables}\n{heldout}\n\n({time.perf_counter() - started:.0f} s in all)",
+    models = (f"\nPAGELEVEL and MAIN: held-out models {page_model.name} / {template.name} "
+              f"and {content.name} (trained without {', '.join(sorted(families))}), "
+              f"PAGELEVEL at recall {', '.join(f'{r:g}' for r in args.recalls)}.")
+    emit(f"{tables}\n{models}\n\n({time.perf_counter() - started:.0f} s in all)",
          args.markdown)
 
 
