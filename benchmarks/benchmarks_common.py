@@ -10,6 +10,7 @@ from pathlib import Path
 
 from corpora.locate import corpus_path
 from corpora.sites import iter_archives
+from denoise.cleaning import PAGE_RECALL
 from denoise.page import Page
 from denoise.reader import Skipped, read_pages
 from denoise.validation import site_family
@@ -35,14 +36,46 @@ def recall_arg(text: str) -> float:
     return value
 
 
+class _Distinct(argparse.Action):
+    """Keep each value once, in the order given (a row a value, never two rows named alike)."""
+
+    def __call__(self, parser, namespace, values, option_string=None) -> None:
+        setattr(namespace, self.dest, list(dict.fromkeys(values)))
+
+
+def add_recalls(parser: argparse.ArgumentParser,
+                help: str = "PAGELEVEL's template recalls, a row each") -> None:
+    """``--recalls R ...``: mode ``page``'s recalls to measure (default :data:`PAGE_RECALL`)."""
+    parser.add_argument("--recalls", nargs="+", type=recall_arg, action=_Distinct,
+                        default=[PAGE_RECALL],
+                        help=f"{help} (default {PAGE_RECALL:g}, mode page's)")
+
+
+def pagelevel(recall: float, recalls: list[float]) -> str:
+    """PAGELEVEL's row name: with its recall unless the only one is mode ``page``'s."""
+    return "PAGELEVEL" if recalls == [PAGE_RECALL] else f"PAGELEVEL at recall {recall:g}"
+
+
+def read_folds(folder: Path) -> dict[str, dict[str, str]]:
+    """``folds.json`` of ``benchmarks/heldout_detectors.py``: family -> its fold's model
+    files (``template``, ``page``, ``main``); a folder without one, or made before the
+    ``page`` models, stops the run before any work."""
+    path = folder / "folds.json"
+    if not path.exists():
+        raise SystemExit(f"{path} does not exist (yet): make it with "
+                         "benchmarks/heldout_detectors.py, or wait for it")
+    plan = json.loads(path.read_text(encoding="utf-8"))
+    if any("page" not in entry for entry in plan.values()):
+        raise SystemExit(f"{path} names no page model (made before page-K.npz): rebuild it "
+                         "with benchmarks/heldout_detectors.py")
+    return plan
+
+
 def heldout_folds(folder: Path, pages: list[Page]
                   ) -> Iterator[tuple[dict[str, Path], list[Page]]]:
     """The fold models ``benchmarks/heldout_detectors.py`` made in ``folder`` (``template``,
     ``page`` and ``main``: paths), each with the pages of the site families it left out."""
-    plan = json.loads((folder / "folds.json").read_text(encoding="utf-8"))
-    if any("page" not in entry for entry in plan.values()):
-        raise SystemExit(f"{folder / 'folds.json'} names no page model (made before "
-                         "page-K.npz): rebuild it with benchmarks/heldout_detectors.py")
+    plan = read_folds(folder)
     for fold in sorted({entry["template"] for entry in plan.values()}):
         entry = next(e for e in plan.values() if e["template"] == fold)
         members = [p for p in pages if plan[site_family(p.site)]["template"] == fold]

@@ -8,8 +8,9 @@ Run (from the repository root; needs the shared corpora):
 
 ``BENCH`` is :mod:`corpora.retrieval_bench`'s set (its docstring says what it can and
 cannot show). ``DETECTORS`` is what ``benchmarks/heldout_detectors.py`` makes from the
-dev sites' folders: per fold of site families, a template model and a main-content
-model trained without them; with ``--heldout`` every page is de-noised by its family's
+dev sites' folders: per fold of site families, a template model of repetition, a
+detector of the shipped recipe (mode ``page``'s) and a main-content model trained
+without them; with ``--heldout`` every page is de-noised by its family's
 fold (``page`` and ``main`` rows: sites those models never saw). Without it the
 shipped models are used, which learned these sites: the rows say so.
 
@@ -55,7 +56,7 @@ from ir_measures import AP, RR, P, nDCG
 from scipy.stats import wilcoxon
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from benchmarks_common import emit, heldout_folds, log_queries
+from benchmarks_common import emit, heldout_folds, log_queries, read_folds
 
 from corpora.keyword_bench import load_stories
 from denoise.cleaning import Mode, SiteMethods, clean_pages
@@ -264,6 +265,8 @@ def main() -> None:
     parser.add_argument("--against-apply", action="store_true")
     parser.add_argument("--markdown", type=Path)
     args = parser.parse_args()
+    if args.heldout:
+        read_folds(args.heldout)
     parts = [run_benchmark(args.bench, args.heldout)]
     if args.against_apply:
         parts.append(against_apply(args.bench))

@@ -21,7 +21,9 @@ every page at its stored point and at each recall asked, as the toolkit does:
   cut keeps under 1% of its scored text: ``denoise apply``'s default text;
 - ``recall R``: at each of ``--recalls`` (default :data:`denoise.cleaning.PAGE_RECALL`,
   mode ``page``: ``clean(page, "page")``, ``mining ... --denoise page``), the threshold
-  the model's stored curve gives for that recall.
+  the model's stored curve gives for that recall, with the same fallback.
+
+The last row counts, for each cut, the held-out pages that fell back.
 
 What is kept is scored as ``main_content.py`` scores an extractor (trafilatura's
 snippets pooled on its set, WCXB's word measure on WCXB, word 4-gram shingles against
@@ -36,17 +38,17 @@ from __future__ import annotations
 import argparse
 import sys
 import time
-from collections import defaultdict
+from collections import Counter, defaultdict
 from itertools import chain
 from pathlib import Path
 
-from benchmarks_common import emit, recall_arg
+from benchmarks_common import add_recalls, emit
 from content_scoring import count_snippets, score_shingles, shingles
 from main_content import WORD_SCORED, Tally
 
 from corpora.content import ALL_SETS, iter_content_pages
 from corpora.sites import NEWS_SITES, news_site_pages
-from denoise.cleaning import PAGE_RECALL, Cleaner
+from denoise.cleaning import Cleaner
 from denoise.detector import TemplateDetector
 from denoise.errors import PageError
 from denoise.model import default_model_path
@@ -58,8 +60,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("models", nargs="*", type=Path,
                         help="template models (default: the shipped one)")
-    parser.add_argument("--recalls", nargs="+", type=recall_arg, default=[PAGE_RECALL],
-                        help=f"also cut at these recalls (default {PAGE_RECALL:g}, mode page)")
+    add_recalls(parser, "also cut at these template recalls")
     parser.add_argument("--sets", nargs="+", choices=[*ALL_SETS, NEWS_SITES],
                         default=[*ALL_SETS, NEWS_SITES])
     parser.add_argument("--limit", type=int, help="pages a set (evenly spread); default all")
@@ -70,7 +71,7 @@ def main() -> None:
     for path in paths:
         detector = TemplateDetector.load(path)
         cuts = [("point", detector)] + [(f"recall {r:g}", detector.at_recall(r))
-                                        for r in dict.fromkeys(args.recalls)]
+                                        for r in args.recalls]
         for label, cut in cuts:
             name = f"{path.name} {label} ({cut.threshold:.2f})"
             if name in cleaners:
@@ -82,6 +83,7 @@ def main() -> None:
                   news_site_pages(args.limit) if NEWS_SITES in args.sets else ())
     tallies: dict[str, dict[str, Tally]] = defaultdict(lambda: defaultdict(Tally))
     hosts: set[str] = set()  # of the held-out sets' pages with a URL
+    fell_back: Counter[str] = Counter()  # of the held-out sets' pages, by cut
     first = next(iter(cleaners.values()))
     for gold_page in pages:
         page = Page(id=gold_page.page_id, html=gold_page.html, url=gold_page.url,
@@ -95,7 +97,10 @@ def main() -> None:
         except PageError:
             parsed = None
         for name, cleaner in cleaners.items():
-            text = cleaner.keep(parsed).text if parsed is not None else ""
+            kept = cleaner.keep(parsed) if parsed is not None else None
+            text = kept.text if kept is not None else ""
+            if kept is not None and kept.fallback and gold_page.set_name != NEWS_SITES:
+                fell_back[name] += 1
             tally = tallies[gold_page.set_name][name]
             tally.pages += 1
             if gold is None:
@@ -122,6 +127,8 @@ def main() -> None:
     if means:
         lines.append("| **mean, sites never seen** | | " + " | ".join(
             f"{100 * sum(means[n]) / len(means[n]):.2f}" for n in names) + " |")
+        lines.append("| pages that fell back, sites never seen | | "
+                     + " | ".join(f"{fell_back[n]:,}" for n in names) + " |")
     emit("\n".join(lines), args.markdown)
 
 

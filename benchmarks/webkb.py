@@ -52,7 +52,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-from benchmarks_common import emit, recall_arg
+from benchmarks_common import add_recalls, emit, pagelevel
 
 from corpora.webkb import (
     MAIN_CLASSES,
@@ -93,7 +93,7 @@ def make_settings(pages: Sequence[WebKBPage], wanted: set[str],
     for name, make in (
         ("FULLTEXT", lambda: page_texts(chosen, "none", on_error=skip)),
         ("SITELEVEL", lambda: page_texts([p.page for p in pages], "site", on_error=skip)),
-        *(("PAGELEVEL" if len(recalls) == 1 else f"PAGELEVEL, recall {r:g}",
+        *((pagelevel(r, list(recalls)),
            lambda r=r: page_texts(chosen, "page", detector=detector.at_recall(r),
                                   on_error=skip)) for r in recalls),
         ("MAIN", lambda: page_texts(chosen, "main", on_error=skip)),
@@ -200,9 +200,7 @@ def main() -> None:
     parser.add_argument("--archive", type=Path, help="webkb.tar.xz (default: the shared one)")
     parser.add_argument("--no-misc", dest="misc", action="store_false",
                         help="leave the misc pages out of the leave-one-out training sets")
-    parser.add_argument("--recalls", nargs="+", type=recall_arg, default=[PAGE_RECALL],
-                        help=f"PAGELEVEL's recalls, a row each (default {PAGE_RECALL:g}, "
-                        "mode page's)")
+    add_recalls(parser)
     parser.add_argument("--markdown", type=Path, help="also write the tables here")
     args = parser.parse_args()
     started = time.perf_counter()

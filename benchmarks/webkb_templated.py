@@ -48,14 +48,13 @@ words and of the host's.
 from __future__ import annotations
 
 import argparse
-import json
 import time
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
 import numpy as np
-from benchmarks_common import emit, recall_arg
+from benchmarks_common import add_recalls, emit, pagelevel, read_folds
 from webkb import Setting, binary_problems, gain, leave_one_out, removed_share, report
 
 from corpora.webkb import MAIN_CLASSES, UNIVERSITIES, WebKBPage, read_webkb
@@ -68,24 +67,22 @@ from denoise.page import Page
 from denoise.reader import Skipped, read_pages
 from denoise.validation import site_family
 from mining.classify import words
-from mining.content import PAGE_RECALL, page_texts
+from mining.content import page_texts
+
+#: A row of the tables: its name, and what makes its text of pages (skipping with the
+#: callback the pages that fail to parse).
+Row = tuple[str, Callable[[list[Page], Callable[[PageError], None]], Iterator[tuple[Page, str]]]]
 
 
 def heldout_models(folder: Path, families: set[str]) -> tuple[Path, Path, Path]:
     """The template, page and main-content models of the fold that excludes all of
     ``families``: named for each of them in ``folds.json`` and saying so in their own
     headers."""
-    plan_path = folder / "folds.json"
-    if not plan_path.exists():
-        raise SystemExit(f"{plan_path} does not exist (yet): make it with "
-                         "benchmarks/heldout_detectors.py, or wait for it")
-    plan = json.loads(plan_path.read_text(encoding="utf-8"))
+    plan = read_folds(folder)
     missing = families - set(plan)
     if missing:
-        raise SystemExit(f"{plan_path} has no fold for {', '.join(sorted(missing))}")
-    if any("page" not in plan[f] for f in families):
-        raise SystemExit(f"{plan_path} names no page model (made before page-K.npz): "
-                         "rebuild it with benchmarks/heldout_detectors.py")
+        raise SystemExit(f"{folder / 'folds.json'} has no fold for "
+                         f"{', '.join(sorted(missing))}")
     chosen = {(plan[f]["template"], plan[f]["page"], plan[f]["main"]) for f in families}
     if len(chosen) != 1:
         raise SystemExit(f"the host families {sorted(families)} are in different folds "
@@ -123,10 +120,7 @@ def load_pages(data: Path) -> tuple[list[WebKBPage], dict[str, str]]:
     return pages, {path: row["webkb_file"] for path, row in rows.items()}
 
 
-def make_settings(pages: Sequence[WebKBPage],
-                  rows: Sequence[tuple[str, Callable[[list[Page], Callable[[PageError], None]],
-                                                     Iterator[tuple[Page, str]]]]]
-                  ) -> list[Setting]:
+def make_settings(pages: Sequence[WebKBPage], rows: Sequence[Row]) -> list[Setting]:
     """Every row's text of every page; pages unparsable under any row are left out of all."""
     failed: set[str] = set()
 
@@ -221,13 +215,11 @@ def extra_rows(settings: Sequence[Setting], full: Setting, pages: Sequence[WebKB
     return "\n".join(out)
 
 
-def _page_row(detector: TemplateDetector, recall: float, recalls: Sequence[float]
-              ) -> tuple[str, Callable[[list[Page], Callable[[PageError], None]],
-                                       Iterator[tuple[Page, str]]]]:
-    """PAGELEVEL's row at ``recall`` (named for it when several are asked)."""
+def _page_row(detector: TemplateDetector, recall: float, recalls: list[float]) -> Row:
+    """PAGELEVEL's row at ``recall``."""
     cut = detector.at_recall(recall)
-    name = "PAGELEVEL" if len(recalls) == 1 else f"PAGELEVEL, recall {recall:g}"
-    return name, lambda chosen, skip: page_texts(chosen, "page", detector=cut, on_error=skip)
+    return pagelevel(recall, recalls), lambda chosen, skip: page_texts(
+        chosen, "page", detector=cut, on_error=skip)
 
 
 def main() -> None:
@@ -242,9 +234,7 @@ def main() -> None:
                         help="skip the plain WebKB reference and the words-kept table")
     parser.add_argument("--shipped", action="store_true",
                         help="also the shipped models' PAGELEVEL and MAIN (they saw the hosts)")
-    parser.add_argument("--recalls", nargs="+", type=recall_arg, default=[PAGE_RECALL],
-                        help=f"PAGELEVEL's recalls, a row each (default {PAGE_RECALL:g}, "
-                        "mode page's)")
+    add_recalls(parser)
     parser.add_argument("--markdown", type=Path, help="also write the tables here")
     args = parser.parse_args()
     started = time.perf_counter()

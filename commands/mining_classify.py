@@ -38,7 +38,7 @@ from commands.common import (
     writable,
 )
 from commands.mining import app
-from denoise.cleaning import DEFAULT_MODE, Mode
+from denoise.cleaning import DEFAULT_MODE, PAGE_RECALL, Mode
 from denoise.decode import DEFAULT_MAX_BYTES
 from denoise.detector import TemplateDetector
 from denoise.errors import DenoiseError, PageError
@@ -148,14 +148,14 @@ def train_command(
         help="What is removed from each page first: none (FULLTEXT), site (what recurs on "
         "the other pages of its site in the file: SITELEVEL) or page (what the page-level "
         "detector calls template: PAGELEVEL) or main (all but the page's main content: on "
-        "pages inside templates of sites no model saw, 77.7% accuracy against 53.8% for "
-        "none; on WebKB's template-free pages 80.3% against 81.6%, benchmarks/webkb*.py). "
+        "pages inside templates of sites no model saw, 81.0% accuracy against 55.2% for "
+        "none; on WebKB's template-free pages 80.7% against 81.5%, benchmarks/webkb*.py). "
         "Stored in the classifier: predict and evaluate do the same.")] = DEFAULT_MODE,
     recall: Annotated[float | None, typer.Option(
         callback=fraction, help="With `--denoise page`: the detector's operating point, "
-        "the share of an unseen site's template blocks to remove (default: 0.5, "
-        "Kołcz & Yih's; the stored 90%-precision point removes too much text for "
-        "mining). Stored in the classifier.",
+        f"the share of an unseen site's template blocks to remove (default: {PAGE_RECALL:g}, "
+        "chosen by the mining benchmarks; the stored 90%-precision point leaves more "
+        "template in). Stored in the classifier.",
         show_default=False)] = None,
     detector: DetectorOption = None,
     alpha: Annotated[float, typer.Option(

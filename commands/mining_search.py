@@ -30,7 +30,7 @@ from commands.common import (
     skipper,
 )
 from commands.mining import app
-from denoise.cleaning import Mode
+from denoise.cleaning import PAGE_RECALL, Mode
 from denoise.decode import DEFAULT_MAX_BYTES
 from denoise.errors import DenoiseError, PageError
 from denoise.output import atomic_text
@@ -51,7 +51,7 @@ def index_command(
         "site-level method keeps (--method), its site counts kept in the index so that "
         "they grow as pages arrive; page = what the page-level detector keeps at --recall; "
         "main = the main content alone, which ranked best on sites no model saw "
-        "(benchmarks/retrieval.py: nDCG@10 1.15x full text on topical queries, no loss on "
+        "(benchmarks/retrieval.py: nDCG@10 1.14x full text on topical queries, no loss on "
         "titles, a third smaller index). [default: main, or the index's]",
         show_default=False)] = None,
     method: Annotated[MethodName | None, typer.Option(
@@ -60,7 +60,7 @@ def index_command(
         show_default=False)] = None,
     recall: Annotated[float | None, typer.Option(
         callback=fraction, help="--denoise page: the detector's template recall. "
-        "[default: 0.5]", show_default=False)] = None,
+        f"[default: {PAGE_RECALL:g}]", show_default=False)] = None,
     site: SiteOption = None,
     max_bytes: MaxBytesOption = DEFAULT_MAX_BYTES,
 ) -> None:

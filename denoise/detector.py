@@ -190,7 +190,7 @@ class PageScores:
         lowest score of the text the cut removed rather than from the page's lowest
         node: that node may hold no text of its own (a ``<body>`` around a few links
         that the cut kept), and from it 8 of those 173 pages kept nothing still (4 of
-        the 5 at mode ``page``'s recall of 0.5), for a word F1 of 0.71 against 0.77.
+        the 5 at recall 0.5), for a word F1 of 0.71 against 0.77.
         """
         keep = self.content_chunks()
         blocks = self.features.blocks

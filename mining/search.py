@@ -121,7 +121,7 @@ class IndexSettings:
 
     @property
     def name(self) -> str:
-        """A short name: ``main``, ``page@0.5``, ``site:table-chunk``."""
+        """A short name: ``main``, ``page@0.9``, ``site:table-chunk``."""
         if self.denoise is Mode.site:
             return f"site:{self.method}"
         if self.denoise is Mode.page:

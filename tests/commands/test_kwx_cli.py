@@ -78,7 +78,7 @@ def test_extract_one_page_prints_phrase_tab_score_lines_with_the_shipped_default
     assert len(rows) == 5 and all(len(row) == 2 for row in rows)
     scores = [float(score) for _, score in rows]
     assert all(len(score.split(".")[1]) == 3 for _, score in rows)
-    # the shipped ranker, tables and template detector at recall 0.5
+    # the shipped ranker, tables and template model (repetition, at the ranker's recall)
     expected = shipped_extractor.extract(Page(id=str(page), html=page.read_text()), 5)
     assert [phrase for phrase, _ in rows] == [k.phrase for k in expected]
     assert scores == [round(k.score, 3) for k in expected]
