@@ -243,7 +243,7 @@ def train_command(
         labelled_by = used_xpaths.keys() | calibrated_xpaths.keys()
         say(err, f"{moved} pages of {len(labelled_by)} site(s) labelled by their main "
              "content")
-        unmatched = sorted(set(xpaths) - labelled_by)
+        unmatched = sorted(set(xpaths) - labelled_by - excluded.keys())
         if unmatched:
             say(err, f"warning: no page's main content found for {len(unmatched)} site(s) "
                  f"of {', '.join(map(str, main_xpaths or []))}: {', '.join(unmatched[:5])}"
