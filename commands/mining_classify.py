@@ -38,7 +38,7 @@ from commands.common import (
     writable,
 )
 from commands.mining import app
-from denoise.cleaning import DEFAULT_MODE, PAGE_RECALL, Mode
+from denoise.cleaning import DEFAULT_MODE, PAGE_RECALL, Mode, models_used
 from denoise.decode import DEFAULT_MAX_BYTES
 from denoise.detector import TemplateDetector
 from denoise.errors import DenoiseError, PageError
@@ -66,14 +66,35 @@ DetectorOption = Annotated[Path | None, typer.Option(
     help="Template model for `--denoise page` (default: the shipped one).", show_default=False)]
 
 
-def _load(err: Console, model: Path) -> tuple[PageClassifier, dict[str, object]]:
+def _load(err: Console, model: Path, detector: Path | None
+          ) -> tuple[PageClassifier, dict[str, object]]:
+    """The classifier in ``model``. Without a ``detector`` of the user's, its pages' texts
+    are made by this version's shipped models: refused when 'mining classify train'
+    recorded others, a warning when nothing is recorded (a classifier saved from Python,
+    or before the record)."""
     from mining.classify import PageClassifier
 
     try:
         loaded = PageClassifier.load(model)
-        return loaded, loaded.header_
     except DenoiseError as error:
         raise fail(err, error) from None
+    training = loaded.header_.get("training")
+    made_with = training.get("models") if isinstance(training, dict) else None
+    current = _shipped_models(loaded.denoise)
+    if detector is None and current is not None and made_with != current:
+        if made_with is not None:
+            raise fail(err, f"{model}: trained on texts of other models ({made_with}) than "
+                       f"this version's ({current}): retrain it with 'mining classify "
+                       "train'", 1)
+        say(err, f"warning: {model} does not say which models made its training texts; "
+            f"this version's are {current} (if they differ, retrain it)")
+    return loaded, loaded.header_
+
+
+def _shipped_models(denoise: str) -> str | None:
+    """The digest of the shipped models a mode reads pages with (None: it reads none)."""
+    used = models_used(denoise)
+    return None if used is None else used.split(" at recall")[0]
 
 
 def _detector(err: Console, classifier: PageClassifier,
@@ -180,6 +201,8 @@ def train_command(
         raise typer.BadParameter("--recall needs --denoise page")
     from mining.classify import PageClassifier
 
+    if recall is None and denoise == Mode.page:
+        recall = PAGE_RECALL  # stored, so that a later default does not move it
     classifier = PageClassifier(alpha=alpha, fit_prior=prior, min_df=min_df,
                                 denoise=str(denoise), recall=recall)
     template = _detector(err, classifier, detector)
@@ -199,7 +222,8 @@ def train_command(
     try:
         classifier.save(out, extra={"training": {
             "pages": len(texts), "labels": str(labels), "skipped": len(skipped),
-            "detector": str(detector) if detector is not None else None}})
+            "detector": str(detector) if detector is not None else None,
+            "models": _shipped_models(denoise) if detector is None else None}})
     except OSError as error:
         raise fail(err, cannot_write(out, error), 1) from None
     counts = ", ".join(f"{label} {int(n)}" for label, n in zip(
@@ -233,7 +257,7 @@ def predict_command(
     Example: mining classify predict pages/ --model topics.npz > labels.jsonl
     """
     err = Console(stderr=True)
-    classifier, _ = _load(err, model)
+    classifier, _ = _load(err, model, detector)
     template = _detector(err, classifier, detector)
     if classifier.denoise != Mode.site:
         job = PredictJob(model=model, detector_path=detector, classifier=classifier,
@@ -341,7 +365,7 @@ def evaluate_command(
     Example: mining classify evaluate test.tsv --model topics.npz
     """
     err = Console(stderr=True)
-    classifier, _ = _load(err, model)
+    classifier, _ = _load(err, model, detector)
     template = _detector(err, classifier, detector)
     started = time.process_time()
     skipped: list[Skipped | PageError | str] = []

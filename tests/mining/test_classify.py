@@ -464,3 +464,31 @@ def test_webkb_loader(webkb_archive):
     assert split_http(b"Date: x\r\nContent-Type: text/html; charset=utf-8\r\n\r\n<p>") == (
         {"date": "x", "content-type": "text/html; charset=utf-8"}, b"<p>")
     assert split_http(b"<html>no header</html>") == ({}, b"<html>no header</html>")
+
+
+def test_cli_refuses_a_classifier_whose_texts_other_models_made(labelled):
+    from denoise.cleaning import PAGE_RECALL, models_used
+
+    model = labelled / "page.npz"
+    assert run(["classify", "train", labelled / "train.tsv", "-o", model,
+                "--denoise", "page"]).exit_code == 0
+    trained = PageClassifier.load(model)
+    assert trained.recall == PAGE_RECALL  # stored: a later default does not move it
+    digest = trained.header_["training"]["models"]
+    assert models_used("page").startswith(f"{digest} at recall")
+    page = labelled / "pages" / "sport3.html"
+    assert run(["classify", "predict", page, "-m", model]).stderr.count("warning") == 0
+
+    trained.save(model, extra={"training": {"models": "sha256:0123456789abcdef"}})
+    refused = run(["classify", "predict", page, "-m", model])
+    assert refused.exit_code == 1 and refused.stdout == ""
+    assert lines(refused.stderr) == [
+        f"error: {model}: trained on texts of other models (sha256:0123456789abcdef) than "
+        f"this version's ({digest}): retrain it with 'mining classify train'"]
+    assert run(["classify", "evaluate", labelled / "test.tsv", "-m", model]).exit_code == 1
+
+    trained.save(model)  # as saved from Python: nothing recorded
+    warned = run(["classify", "predict", page, "-m", model])
+    assert warned.exit_code == 0 and "sport" in warned.stdout
+    assert f"warning: {model} does not say which models made its training texts" in \
+        warned.stderr
