@@ -63,15 +63,16 @@ ModelOption = Annotated[Path, typer.Option(
     "--model", "-m", help="A classifier from 'mining classify train' (.npz).",
     show_default=False)]
 DetectorOption = Annotated[Path | None, typer.Option(
-    help="Template model for `--denoise page` (default: the shipped one).", show_default=False)]
+    help="Template model for `--denoise page` (default: the shipped one); a classifier "
+    "trained with one is used with it again.", show_default=False)]
 
 
 def _load(err: Console, model: Path, detector: Path | None
           ) -> tuple[PageClassifier, dict[str, object]]:
     """The classifier in ``model``. Without a ``detector`` of the user's, its pages' texts
     are made by this version's shipped models: refused when 'mining classify train'
-    recorded others, a warning when nothing is recorded (a classifier saved from Python,
-    or before the record)."""
+    recorded a detector file or other models, a warning when nothing is recorded (a
+    classifier saved from Python, or before the record)."""
     from mining.classify import PageClassifier
 
     try:
@@ -79,15 +80,20 @@ def _load(err: Console, model: Path, detector: Path | None
     except DenoiseError as error:
         raise fail(err, error) from None
     training = loaded.header_.get("training")
-    made_with = training.get("models") if isinstance(training, dict) else None
-    current = _shipped_models(loaded.denoise)
-    if detector is None and current is not None and made_with != current:
+    training = training if isinstance(training, dict) else {}
+    if detector is None and training.get("detector"):
+        raise fail(err, f"{model}: trained on texts of the detector {training['detector']}: "
+                   "give it with --detector")
+    current = _shipped_models(loaded.denoise) if detector is None else None
+    made_with = training.get("models")
+    if current is not None and made_with != current:
         if made_with is not None:
             raise fail(err, f"{model}: trained on texts of other models ({made_with}) than "
-                       f"this version's ({current}): retrain it with 'mining classify "
-                       "train'", 1)
-        say(err, f"warning: {model} does not say which models made its training texts; "
-            f"this version's are {current} (if they differ, retrain it)")
+                       f"this version's ({current}): retrain it with 'mining classify train'")
+        recall = (f", mode page at recall {PAGE_RECALL:g}"
+                  if loaded.denoise == Mode.page and loaded.recall is None else "")
+        say(err, f"warning: {model}: records no models (this version's: {current}{recall}); "
+            "retrain it if its texts were made with others")
     return loaded, loaded.header_
 
 

@@ -481,14 +481,18 @@ def test_cli_refuses_a_classifier_whose_texts_other_models_made(labelled):
 
     trained.save(model, extra={"training": {"models": "sha256:0123456789abcdef"}})
     refused = run(["classify", "predict", page, "-m", model])
-    assert refused.exit_code == 1 and refused.stdout == ""
+    assert refused.exit_code == 2 and refused.stdout == ""
     assert lines(refused.stderr) == [
         f"error: {model}: trained on texts of other models (sha256:0123456789abcdef) than "
         f"this version's ({digest}): retrain it with 'mining classify train'"]
-    assert run(["classify", "evaluate", labelled / "test.tsv", "-m", model]).exit_code == 1
+    assert run(["classify", "evaluate", labelled / "test.tsv", "-m", model]).exit_code == 2
 
     trained.save(model)  # as saved from Python: nothing recorded
     warned = run(["classify", "predict", page, "-m", model])
     assert warned.exit_code == 0 and "sport" in warned.stdout
-    assert f"warning: {model} does not say which models made its training texts" in \
-        warned.stderr
+    assert f"warning: {model}: records no models (this version's: {digest})" in warned.stderr
+
+    trained.save(model, extra={"training": {"detector": "mine.npz", "models": None}})
+    mine = run(["classify", "predict", page, "-m", model])
+    assert mine.exit_code == 2 and lines(mine.stderr) == [
+        f"error: {model}: trained on texts of the detector mine.npz: give it with --detector"]
