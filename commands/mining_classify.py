@@ -38,7 +38,7 @@ from commands.common import (
     writable,
 )
 from commands.mining import app
-from denoise.cleaning import DEFAULT_MODE, PAGE_RECALL, Mode, models_used
+from denoise.cleaning import DEFAULT_MODE, PAGE_RECALL, Mode, models_digest
 from denoise.decode import DEFAULT_MAX_BYTES
 from denoise.detector import TemplateDetector
 from denoise.errors import DenoiseError, PageError
@@ -84,7 +84,7 @@ def _load(err: Console, model: Path, detector: Path | None
     if detector is None and training.get("detector"):
         raise fail(err, f"{model}: trained on texts of the detector {training['detector']}: "
                    "give it with --detector")
-    current = _shipped_models(loaded.denoise) if detector is None else None
+    current = models_digest(loaded.denoise) if detector is None else None
     made_with = training.get("models")
     if current is not None and made_with != current:
         if made_with is not None:
@@ -95,12 +95,6 @@ def _load(err: Console, model: Path, detector: Path | None
         say(err, f"warning: {model}: records no models (this version's: {current}{recall}); "
             "retrain it if its texts were made with others")
     return loaded, loaded.header_
-
-
-def _shipped_models(denoise: str) -> str | None:
-    """The digest of the shipped models a mode reads pages with (None: it reads none)."""
-    used = models_used(denoise)
-    return None if used is None else used.split(" at recall")[0]
 
 
 def _detector(err: Console, classifier: PageClassifier,
@@ -229,7 +223,7 @@ def train_command(
         classifier.save(out, extra={"training": {
             "pages": len(texts), "labels": str(labels), "skipped": len(skipped),
             "detector": str(detector) if detector is not None else None,
-            "models": _shipped_models(denoise) if detector is None else None}})
+            "models": models_digest(denoise) if detector is None else None}})
     except OSError as error:
         raise fail(err, cannot_write(out, error), 1) from None
     counts = ", ".join(f"{label} {int(n)}" for label, n in zip(

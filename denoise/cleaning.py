@@ -348,10 +348,10 @@ class SiteMethods:
 
 
 @cache
-def models_used(mode: Mode | str) -> str | None:
-    """The shipped models ``mode`` reads pages with, as a digest of their files (and the
-    recall for ``page``); None when it uses none. A saved near-duplicate index records
-    it, so sketches made with other models are never compared."""
+def models_digest(mode: Mode | str) -> str | None:
+    """The shipped models ``mode`` reads pages with, as a digest of their files; None when
+    it uses none. What a saved search index or page classifier records beside its own
+    recall."""
     paths = {Mode.page: (default_model_path(),),
              Mode.main: (repetition_model_path(), main_content_model_path(),
                          listing_model_path())}.get(Mode(mode))
@@ -360,5 +360,14 @@ def models_used(mode: Mode | str) -> str | None:
     digest = hashlib.sha256()
     for path in paths:
         digest.update(path.read_bytes())
-    recall = f" at recall {PAGE_RECALL}" if Mode(mode) is Mode.page else ""
-    return f"sha256:{digest.hexdigest()[:16]}{recall}"
+    return f"sha256:{digest.hexdigest()[:16]}"
+
+
+def models_used(mode: Mode | str) -> str | None:
+    """:func:`models_digest`, and the recall for ``page`` (:data:`PAGE_RECALL`). A saved
+    near-duplicate index records it, so sketches made with other models are never
+    compared."""
+    digest = models_digest(mode)
+    if digest is None or Mode(mode) is not Mode.page:
+        return digest
+    return f"{digest} at recall {PAGE_RECALL}"

@@ -56,7 +56,7 @@ from denoise.cleaning import (
     Mode,
     SiteMethods,
     clean_pages,
-    models_used,
+    models_digest,
 )
 from denoise.detector import TemplateDetector
 from denoise.errors import PageError, SearchIndexError
@@ -432,8 +432,7 @@ def _write_manifest(folder: Path, manifest: dict[str, Any]) -> None:
 def _models(settings: IndexSettings) -> str | None:
     """The digest of the shipped models the mode reads pages with (the recall is in
     the settings)."""
-    used = models_used(settings.denoise)
-    return None if used is None else used.split(" at recall")[0]
+    return models_digest(settings.denoise)
 
 
 _DETECTORS: dict[float, TemplateDetector] = {}
