@@ -41,7 +41,7 @@ from commands.mining import app
 from denoise.cleaning import DEFAULT_MODE, PAGE_RECALL, Mode, models_digest
 from denoise.decode import DEFAULT_MAX_BYTES
 from denoise.detector import TemplateDetector
-from denoise.errors import DenoiseError, PageError
+from denoise.errors import DenoiseError, ModelError, PageError
 from denoise.output import atomic_text
 from denoise.page import Page
 from denoise.reader import Skipped
@@ -261,7 +261,8 @@ def predict_command(
     template = _detector(err, classifier, detector)
     if classifier.denoise != Mode.site:
         job = PredictJob(model=model, detector_path=detector, classifier=classifier,
-                         detector=template)
+                         detector=template, models=models_digest(classifier.denoise)
+                         if detector is None else None)
         run_pages(err, inputs, job, out=out, jobs=jobs, resume=resume,
                   settings={"command": "mining classify predict", "model": str(model),
                             "detector": str(detector)},
@@ -313,13 +314,21 @@ class PredictJob:
     detector_path: Path | None
     classifier: PageClassifier | None = field(default=None, repr=False)
     detector: TemplateDetector | None = field(default=None, repr=False)
+    #: the digest of the shipped models the classifier was checked against (None: a
+    #: detector of the user's): a worker whose installation makes other texts refuses
+    models: str | None = None
 
     def setup(self) -> None:
         if self.classifier is None:
             from mining.classify import PageClassifier
 
-            self.classifier = PageClassifier.load(self.model)
-            if self.classifier.denoise == Mode.page:
+            classifier = PageClassifier.load(self.model)
+            if self.models is not None and models_digest(classifier.denoise) != self.models:
+                raise ModelError(str(self.model), "this worker's shipped models "
+                                 f"({models_digest(classifier.denoise)}) are not those it "
+                                 f"was checked against ({self.models})")
+            self.classifier = classifier
+            if classifier.denoise == Mode.page:
                 self.detector = TemplateDetector.load(self.detector_path)
 
     def __getstate__(self) -> dict[str, object]:

@@ -3,6 +3,7 @@ command line, de-noising before learning, and the WebKB loader."""
 
 import json
 import random
+import re
 import zipfile
 from pathlib import Path
 
@@ -499,3 +500,18 @@ def test_cli_refuses_a_classifier_whose_texts_other_models_made(labelled):
     mine = run(["classify", "predict", page, "-m", model])
     assert mine.exit_code == 2 and lines(mine.stderr) == [
         f"error: {model}: trained on texts of the detector mine.npz: give it with --detector"]
+
+
+def test_a_worker_whose_shipped_models_differ_from_the_checked_ones_refuses(labelled):
+    from commands.mining_classify import PredictJob
+    from denoise.cleaning import models_digest
+    from denoise.errors import ModelError
+
+    model = labelled / "main.npz"
+    assert run(["classify", "train", labelled / "train.tsv", "-o", model]).exit_code == 0
+    checked = models_digest(PageClassifier.load(model).denoise)
+    PredictJob(model=model, detector_path=None, models=checked).setup()  # the same: loads
+    job = PredictJob(model=model, detector_path=None, models="main:0000")
+    with pytest.raises(ModelError, match=f"main.npz: .*\\({re.escape(checked)}\\).*main:0000"):
+        job.setup()
+    assert job.classifier is None
