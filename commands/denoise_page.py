@@ -208,6 +208,7 @@ def train_command(
     started = time.process_time()
     skipped: list[Skipped | PageError] = []
     excluded: dict[str, int] = {}
+    left_out = {site_family(host) for host in exclude_site or ()}
 
     try:
         xpaths = read_main_xpath_tables(main_xpaths or [])
@@ -243,7 +244,8 @@ def train_command(
         labelled_by = used_xpaths.keys() | calibrated_xpaths.keys()
         say(err, f"{moved} pages of {len(labelled_by)} site(s) labelled by their main "
              "content")
-        unmatched = sorted(set(xpaths) - labelled_by - excluded.keys())
+        unmatched = sorted(site for site in set(xpaths) - labelled_by
+                           if site_family(site) not in left_out)
         if unmatched:
             say(err, f"warning: no page's main content found for {len(unmatched)} site(s) "
                  f"of {', '.join(map(str, main_xpaths or []))}: {', '.join(unmatched[:5])}"
@@ -265,7 +267,7 @@ def train_command(
                 pages, classifier=str(classifier), folds=folds, smoothing=c,
                 precision=precision, theta=theta,
                 quantile=None if pooled_curve else site_quantile,
-                excluded_families={site_family(host) for host in exclude_site or ()},
+                excluded_families=left_out,
                 main_xpaths=used_xpaths, calibration=calibration,
                 calibration_xpaths=calibrated_xpaths,
                 on_fold=lambda _: progress.advance(task))
