@@ -5,6 +5,7 @@ Run: python benchmarks/template_heldout.py [--archives dev train] [--folds 10]
                                            [--labels region|region-dev|site]
                                            [--markdown benchmarks/out/template_heldout.md]
      python benchmarks/template_heldout.py --model MODEL.npz ... --archives train
+     python benchmarks/template_heldout.py --content-model MAIN.npz [--weights 1 0.5]
 
 With ``--model``, no cross-validation: every page is scored by that model, at its
 stored operating point, and each site's precision and recall there are its promise on
@@ -39,6 +40,15 @@ truth it names, whichever labels trained. Then:
    their text in the main text are content, <= 20% template,
    :func:`denoise.training.gold_labels`): per site, precision at each
    family's held-out threshold, and recall at 90% precision.
+
+With ``--content-model``, each page's cross-validated scores are also mixed with a
+main-content model's (``corpora.train_main_content``) as main-content mode mixes its
+two models (the detector's share, then smoothed), and the figures above are given for
+each share in ``--weights``. The model must never have seen these sites: the shipped
+one was trained on the dev sites' gold, and WCXB's development split holds pages of
+upstream sites of some training documentation sites (docs.python.org,
+doc.rust-lang.org, docs.sqlalchemy.org, docs.celeryq.dev), so ``--leave-out news
+--leave-out docs --leave-out wcxb`` makes one that saw none of them.
 """
 
 from __future__ import annotations
@@ -58,6 +68,8 @@ from denoise.model import TemplateModel
 from denoise.reader import Skipped, read_pages
 from denoise.training import (
     NO_LABEL,
+    CrossSiteReport,
+    TrainingPage,
     cross_validate,
     gold_labels,
     training_pages,
@@ -71,6 +83,15 @@ ARCHIVES = {"dev": ("sites-dev-docs.tar.xz", "sites-dev-news.tar.xz"),
 RULES: dict[str, float | None] = {"mean": None, "median": 0.5, "quartile": 0.25,
                                   "decile": 0.1}
 TARGET = 0.9
+
+
+def labelled_pages(archives: list[str]) -> tuple[list[str], list[TrainingPage]]:
+    """The archives' file names, and their pages with a site-level label, labelled as
+    ``denoise train`` labels them."""
+    names = [name for key in archives for name in ARCHIVES[key]]
+    read = (p for name in names for p in read_pages([corpus_path(name)])
+            if not isinstance(p, Skipped))
+    return names, [p for p in training_pages(read) if p.example.any()]
 
 
 def _pct(value: float) -> str:
@@ -170,6 +191,50 @@ def model_rows(pages, detector: TemplateDetector) -> tuple[list[str], list[str]]
     return rows, summary
 
 
+def tables(pages: list[TrainingPage], report: CrossSiteReport, gold: dict[str, str],
+           rule: str) -> list[str]:
+    """The report's figures: against site-level labels, each calibration rule, the
+    families at ``rule``'s thresholds, and against region truth."""
+    families = FamilyCurves.of(report.smoothed, report.labels, report.sites)
+    calibration, chosen = calibration_rows(report, families)
+    threshold, precision, recall = (np.array(list(chosen[rule].values())),
+                                    *families.held_out(TARGET, RULES.get(rule))[1:])
+    family_rows = [f"| {name} | {t:.3f} | {_pct(p)} | {_pct(r)} |" for name, t, p, r in sorted(
+        zip(families.families.tolist(), threshold, precision, recall, strict=True),
+        key=lambda row: row[2])]
+    return [
+        "### Against site-level labels", "",
+        f"Recall at 90% precision: pooled {_pct(report.curve(True).recall_at(TARGET))}, "
+        f"mean over sites {_pct(report.site_mean_recall(TARGET, True))}.", "",
+        "### The operating point for 90% precision, chosen without the family it is "
+        "measured on", "",
+        "| rule | median threshold | families >= 90% P | mean P | median P | worst P "
+        "| mean R |", "|---|---:|---:|---:|---:|---:|---:|", *calibration, "",
+        f"### Per family, rule {rule} (promised 90% precision)", "",
+        "| family | threshold | precision | recall |", "|---|---:|---:|---:|", *family_rows, "",
+        f"### Against region truth (text outside the main content), rule {rule}", "",
+        "| site | pages | template blocks | threshold | precision | recall | recall at 90% P |",
+        "|---|---:|---:|---:|---:|---:|---:|",
+        *region_rows(pages, report, gold, chosen, rule), ""]
+
+
+def mixed(pages: list[TrainingPage], report: CrossSiteReport, theirs: list[np.ndarray],
+          weight: float) -> CrossSiteReport:
+    """``report`` with each page's raw scores mixed with another model's (``theirs``, per
+    page) as main-content mode mixes its two models: ``weight`` of the detector's, the
+    rest theirs, smoothed again."""
+    smoother = TemplateDetector(TemplateModel(), smoothing=DEFAULT_SMOOTHING)
+    page_scores, raw, smoothed = [], [], []
+    for page, scores, other in zip(pages, report.page_scores, theirs, strict=True):
+        mix = weight * scores[0] + (1 - weight) * other
+        both = np.stack((mix, smoother.smooth(page.features, mix)))
+        page_scores.append(both)
+        raw.append(both[0][page.example])
+        smoothed.append(both[1][page.example])
+    return CrossSiteReport(report.sites, report.labels, np.concatenate(raw),
+                           np.concatenate(smoothed), tuple(page_scores))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--archives", nargs="+", choices=list(ARCHIVES),
@@ -185,13 +250,16 @@ def main() -> None:
                         help="cross-validation trains on the main content's region where "
                         "known (as shipped), where known on the dev sites alone, or on the "
                         "site-level labels alone")
+    parser.add_argument("--content-model", type=Path, metavar="NPZ",
+                        help="mix each block's score with this main-content model's "
+                        "(corpora.train_main_content; one that never saw these sites) as "
+                        "main-content mode mixes its models, a report per --weights")
+    parser.add_argument("--weights", type=float, nargs="+", default=[1.0, 0.75, 0.5, 0.25],
+                        help="the detector's shares in the mix (1: the detector alone)")
     parser.add_argument("--markdown", type=Path)
     args = parser.parse_args()
     started = time.time()
-    names = [name for key in args.archives for name in ARCHIVES[key]]
-    read = (p for name in names for p in read_pages([corpus_path(name)])
-            if not isinstance(p, Skipped))
-    pages = [p for p in training_pages(read) if p.example.any()]
+    names, pages = labelled_pages(args.archives)
     if args.model is not None:
         lines = [f"Archives: {', '.join(names)}; {len(pages)} pages with labels.", ""]
         for path in args.model:
@@ -213,33 +281,21 @@ def main() -> None:
         TemplateModel().fit([taught[page.site, page.page.id] for page in train]),
         smoothing=DEFAULT_SMOOTHING), args.folds)
     print(f"cross-validated ({time.time() - started:.0f} s)", flush=True)
-    families = FamilyCurves.of(report.smoothed, report.labels, report.sites)
-    calibration, chosen = calibration_rows(report, families)
-    rule = args.rule
-    threshold, precision, recall = (np.array(list(chosen[rule].values())),
-                                    *families.held_out(TARGET, RULES.get(rule))[1:])
-    family_rows = [f"| {name} | {t:.3f} | {_pct(p)} | {_pct(r)} |" for name, t, p, r in sorted(
-        zip(families.families.tolist(), threshold, precision, recall, strict=True),
-        key=lambda row: row[2])]
     lines = [
         f"Archives: {', '.join(names)}; {len(pages)} pages with labels, "
-        f"{len(families.families)} site families, {len(report.labels):,} examples; "
-        f"{args.folds}-fold cross-site validation by family, forest, smoothed "
-        f"(c = {DEFAULT_SMOOTHING}), trained on {args.labels} labels; "
-        f"{time.time() - started:.0f} s.", "",
-        "### Against site-level labels", "",
-        f"Recall at 90% precision: pooled {_pct(report.curve(True).recall_at(TARGET))}, "
-        f"mean over sites {_pct(report.site_mean_recall(TARGET, True))}.", "",
-        "### The operating point for 90% precision, chosen without the family it is "
-        "measured on", "",
-        "| rule | median threshold | families >= 90% P | mean P | median P | worst P "
-        "| mean R |", "|---|---:|---:|---:|---:|---:|---:|", *calibration, "",
-        f"### Per family, rule {rule} (promised 90% precision)", "",
-        "| family | threshold | precision | recall |", "|---|---:|---:|---:|", *family_rows, "",
-        f"### Against region truth (text outside the main content), rule {rule}", "",
-        "| site | pages | template blocks | threshold | precision | recall | recall at 90% P |",
-        "|---|---:|---:|---:|---:|---:|---:|",
-        *region_rows(pages, report, gold, chosen, rule), ""]
+        f"{len({site_family(p.site) for p in pages})} site families, "
+        f"{len(report.labels):,} examples; {args.folds}-fold cross-site validation by "
+        f"family, forest, smoothed (c = {DEFAULT_SMOOTHING}), trained on {args.labels} "
+        "labels.", ""]
+    if args.content_model is None:
+        lines += tables(pages, report, gold, args.rule)
+    else:
+        content = TemplateModel.load(args.content_model)
+        theirs = [content.predict_proba(page.features) for page in pages]
+        for weight in args.weights:
+            lines += [f"## The detector's share {weight:g}, the rest {args.content_model}'s",
+                      "", *tables(pages, mixed(pages, report, theirs, weight), gold, args.rule)]
+    lines.append(f"{time.time() - started:.0f} s.")
     emit("\n".join(lines), args.markdown)
 
 

@@ -1,11 +1,9 @@
 """Scores of main-content extraction (benchmarks/content_scoring.py) and the content loader."""
 
 import codecs
-import importlib.util
-import sys
 
 import pytest
-from repo import ROOT
+from repo import load_benchmark
 
 from corpora.content import (
     SETS,
@@ -19,18 +17,7 @@ from corpora.content import (
 )
 from corpora.locate import CorpusMissingError, corpus_path
 
-
-def _load_scoring():
-    # benchmarks/ is a folder of scripts, not a package: load the module from its file
-    path = ROOT / "benchmarks" / "content_scoring.py"
-    spec = importlib.util.spec_from_file_location("content_scoring", path)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up
-    spec.loader.exec_module(module)
-    return module
-
-
-scoring = _load_scoring()
+scoring = load_benchmark("content_scoring", "content_scoring")
 
 
 # --- snippets: trafilatura's counting -------------------------------------------------

@@ -1,31 +1,15 @@
 """The keyword benchmark's ceiling rows (benchmarks/keywords.py): each page replaced by
 its story alone, what a perfect de-noiser would leave."""
 
-import importlib.util
 import json
-import sys
 
-from repo import ROOT
+from repo import load_benchmark
 
 from corpora.keyword_bench import Story
 from denoise.page import Page
 from kwx.labelled import LabelledPage
 
-
-def _load_keywords():
-    # benchmarks/ is a folder of scripts, not a package: load the module from its file
-    sys.path.insert(0, str(ROOT / "benchmarks"))  # its own import of benchmarks_common
-    try:
-        path = ROOT / "benchmarks" / "keywords.py"
-        spec = importlib.util.spec_from_file_location("keywords_benchmark", path)
-        module = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(module)
-    finally:
-        sys.path.remove(str(ROOT / "benchmarks"))
-    return module
-
-
-keywords = _load_keywords()
+keywords = load_benchmark("keywords", "keywords_benchmark")
 
 
 def test_story_pages_keep_the_story_and_its_keys_and_nothing_else(tmp_path, monkeypatch):

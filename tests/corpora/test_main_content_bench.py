@@ -1,26 +1,10 @@
 """The main-content benchmark's difference table (benchmarks/main_content.py)."""
 
-import importlib.util
 import sys
 
-from repo import ROOT
+from repo import load_benchmark
 
-
-def _load_benchmark():
-    # benchmarks/ is a folder of scripts that import each other by name
-    sys.path.insert(0, str(ROOT / "benchmarks"))
-    try:
-        path = ROOT / "benchmarks" / "main_content.py"
-        spec = importlib.util.spec_from_file_location("main_content_bench", path)
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[spec.name] = module  # dataclasses look their module up
-        spec.loader.exec_module(module)
-    finally:
-        sys.path.remove(str(ROOT / "benchmarks"))
-    return module
-
-
-bench = _load_benchmark()
+bench = load_benchmark("main_content", "main_content_bench")
 Tally = bench.Tally
 SnippetCounts = sys.modules["content_scoring"].SnippetCounts
 
