@@ -48,7 +48,8 @@ each share in ``--weights``. The model must never have seen these sites: the shi
 one was trained on the dev sites' gold, and WCXB's development split holds pages of
 upstream sites of some training documentation sites (docs.python.org,
 doc.rust-lang.org, docs.sqlalchemy.org, docs.celeryq.dev), so ``--leave-out news
---leave-out docs --leave-out wcxb`` makes one that saw none of them.
+--leave-out docs --leave-out wcxb`` makes one that saw no documentation site (its
+sources still hold ~30 pages of the dev news publishers, of other years).
 """
 
 from __future__ import annotations
