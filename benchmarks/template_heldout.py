@@ -87,8 +87,8 @@ TARGET = 0.9
 
 
 def labelled_pages(archives: list[str]) -> tuple[list[str], list[TrainingPage]]:
-    """The archives' file names, and their pages with a site-level label, labelled as
-    ``denoise train`` labels them."""
+    """The archives' file names, and their pages with a site-level label (the site
+    labeller's, :func:`~denoise.training.training_pages`; no main-content XPath)."""
     names = [name for key in archives for name in ARCHIVES[key]]
     read = (p for name in names for p in read_pages([corpus_path(name)])
             if not isinstance(p, Skipped))
@@ -255,10 +255,21 @@ def main() -> None:
                         help="mix each block's score with this main-content model's "
                         "(corpora.train_main_content; one that never saw these sites) as "
                         "main-content mode mixes its models, a report per --weights")
-    parser.add_argument("--weights", type=float, nargs="+", default=[1.0, 0.75, 0.5, 0.25],
-                        help="the detector's shares in the mix (1: the detector alone)")
+    parser.add_argument("--weights", type=float, nargs="+",
+                        help="the detector's shares in the mix, each in [0, 1] (1: the "
+                        "detector alone; default 1 0.75 0.5 0.25)")
     parser.add_argument("--markdown", type=Path)
     args = parser.parse_args()
+    if args.content_model is None and args.weights is not None:
+        parser.error("--weights are shares of a mix with --content-model")
+    if args.content_model is not None and args.model is not None:
+        parser.error("--content-model mixes into the cross-validated detector, not --model")
+    if any(not 0.0 <= w <= 1.0 for w in args.weights or ()):
+        parser.error("each of --weights is in [0, 1]")
+    content = None if args.content_model is None else TemplateModel.load(args.content_model)
+    if content is not None and content.header_.get("role") != "main-content":
+        parser.error(f"{args.content_model}: not a main-content model "
+                     "(corpora.train_main_content)")
     started = time.time()
     names, pages = labelled_pages(args.archives)
     if args.model is not None:
@@ -271,8 +282,9 @@ def main() -> None:
         emit("\n".join(lines), args.markdown)
         return
     gold = gold_main_texts([p.page for p in pages])
+    with_gold = sum(p.page.id in gold for p in pages)
     print(f"{len(pages)} labelled pages, {len({p.site for p in pages})} sites, "
-          f"{len({site_family(p.site) for p in pages})} families, {len(gold)} with region "
+          f"{len({site_family(p.site) for p in pages})} families, {with_gold} with region "
           f"truth ({time.time() - started:.0f} s)", flush=True)
     xpaths = {"region": docs_main_xpaths, "region-dev": dev_docs_main_xpaths,
               "site": dict}[args.labels]()
@@ -288,12 +300,11 @@ def main() -> None:
         f"{len(report.labels):,} examples; {args.folds}-fold cross-site validation by "
         f"family, forest, smoothed (c = {DEFAULT_SMOOTHING}), trained on {args.labels} "
         "labels.", ""]
-    if args.content_model is None:
+    if content is None:
         lines += tables(pages, report, gold, args.rule)
     else:
-        content = TemplateModel.load(args.content_model)
         theirs = [content.predict_proba(page.features) for page in pages]
-        for weight in args.weights:
+        for weight in args.weights or (1.0, 0.75, 0.5, 0.25):
             lines += [f"## The detector's share {weight:g}, the rest {args.content_model}'s",
                       "", *tables(pages, mixed(pages, report, theirs, weight), gold, args.rule)]
     lines.append(f"{time.time() - started:.0f} s.")

@@ -218,7 +218,7 @@ def train_command(
     on_error = skipper(skipped, err)
     read = read_inputs(inputs, max_bytes, skipped, err)
     if exclude_site:
-        read = _without_families(read, exclude_site, excluded)
+        read = _without_families(read, left_out, excluded)
 
     with progress_bar(err) as progress:
         task = progress.add_task("reading and labelling pages", total=None)
@@ -233,7 +233,7 @@ def train_command(
             task = progress.add_task("reading and labelling calibration pages", total=None)
             extra = read_inputs(calibrate_on, max_bytes, skipped, err)
             if exclude_site:
-                extra = _without_families(extra, exclude_site, excluded)
+                extra = _without_families(extra, left_out, excluded)
             calibration = list(training_pages(extra, theta=theta, min_pages=min_pages,
                                               on_error=on_error,
                                               on_page=lambda _: progress.advance(task)))
@@ -306,11 +306,10 @@ def _by_region(pages: list[TrainingPage], xpaths: dict[str, str]
     return by_region, {site: xpaths[site] for site in sorted(set(moved))}, len(moved)
 
 
-def _without_families(pages: Iterator[Page], hosts: list[str],
+def _without_families(pages: Iterator[Page], families: set[str],
                       excluded: dict[str, int]) -> Iterator[Page]:
-    """The pages whose site family is none of ``hosts``' families; the others are
-    counted in ``excluded`` by site (a held-out detector must never see the test site)."""
-    families = {site_family(host) for host in hosts}
+    """The pages whose site family is none of ``families``; the others are counted in
+    ``excluded`` by site (a held-out detector must never see the test site)."""
     for page in pages:
         if site_family(page.site) in families:
             excluded[page.site] = excluded.get(page.site, 0) + 1

@@ -323,10 +323,11 @@ class PredictJob:
             from mining.classify import PageClassifier
 
             classifier = PageClassifier.load(self.model)
-            if self.models is not None and models_digest(classifier.denoise) != self.models:
-                raise ModelError(str(self.model), "this worker's shipped models "
-                                 f"({models_digest(classifier.denoise)}) are not those it "
-                                 f"was checked against ({self.models})")
+            if self.models is not None:
+                here = models_digest(classifier.denoise)
+                if here != self.models:
+                    raise ModelError(str(self.model), f"this worker's shipped models ({here}) "
+                                     f"are not those it was checked against ({self.models})")
             self.classifier = classifier
             if classifier.denoise == Mode.page:
                 self.detector = TemplateDetector.load(self.detector_path)

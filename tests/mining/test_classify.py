@@ -515,3 +515,15 @@ def test_a_worker_whose_shipped_models_differ_from_the_checked_ones_refuses(labe
     with pytest.raises(ModelError, match=f"main.npz: .*\\({re.escape(checked)}\\).*main:0000"):
         job.setup()
     assert job.classifier is None
+
+
+def test_predict_sends_workers_the_digest_it_checked(labelled, monkeypatch):
+    import commands.mining_classify as cli
+    from denoise.cleaning import models_digest
+
+    model = labelled / "main.npz"
+    assert run(["classify", "train", labelled / "train.tsv", "-o", model]).exit_code == 0
+    sent = []
+    monkeypatch.setattr(cli, "run_pages", lambda err, inputs, job, **_: sent.append(job))
+    assert run(["classify", "predict", labelled / "pages", "-m", model]).exit_code == 0
+    assert [job.models for job in sent] == [models_digest(PageClassifier.load(model).denoise)]
