@@ -95,7 +95,8 @@ def labelled_pages(archives: list[str]) -> tuple[list[str], list[TrainingPage]]:
     return names, [p for p in training_pages(read) if p.example.any()]
 
 
-def _pct(value: float) -> str:
+def pct(value: float) -> str:
+    """A share as a percentage with one decimal; "-" for NaN (nothing to measure)."""
     return "-" if value != value else f"{100 * value:.1f}"
 
 
@@ -117,8 +118,8 @@ def calibration_rows(report, families: FamilyCurves) -> tuple[list[str], dict]:
         chosen[name] = dict(zip(families.families.tolist(), threshold.tolist(), strict=True))
         rows.append(f"| {name} | {np.median(threshold):.3f} | "
                     f"{int((precision >= TARGET).sum())} of {len(precision)} | "
-                    f"{_pct(precision.mean())} | {_pct(float(np.median(precision)))} | "
-                    f"{_pct(precision.min())} | {_pct(float(np.nanmean(recall)))} |")
+                    f"{pct(precision.mean())} | {pct(float(np.median(precision)))} | "
+                    f"{pct(precision.min())} | {pct(float(np.nanmean(recall)))} |")
     return rows, chosen
 
 
@@ -144,17 +145,17 @@ def region_rows(pages, report, gold: dict[str, str], chosen: dict[str, dict[str,
         precision = hits / int(called.sum()) if called.any() else float("nan")
         recall_at = pr_curve(scores, labels).recall_at(TARGET) if (labels == 1).any() else 0.0
         rows.append(f"| {site} | {len(by_site[site])} | {int((labels == 1).sum())} | "
-                    f"{threshold:.3f} | {_pct(precision)} | "
-                    f"{_pct(hits / max(int((labels == 1).sum()), 1))} | {_pct(recall_at)} |")
+                    f"{threshold:.3f} | {pct(precision)} | "
+                    f"{pct(hits / max(int((labels == 1).sum()), 1))} | {pct(recall_at)} |")
         all_scores.append(scores)
         all_labels.append(labels)
         all_called.append(called)
     scores, labels, called = map(np.concatenate, (all_scores, all_labels, all_called))
     hits = int((called & (labels == 1)).sum())
     rows.append(f"| **pooled** | {sum(len(v) for v in by_site.values())} | "
-                f"{int((labels == 1).sum())} | | {_pct(hits / max(int(called.sum()), 1))} | "
-                f"{_pct(hits / max(int((labels == 1).sum()), 1))} | "
-                f"{_pct(pr_curve(scores, labels).recall_at(TARGET))} |")
+                f"{int((labels == 1).sum())} | | {pct(hits / max(int(called.sum()), 1))} | "
+                f"{pct(hits / max(int((labels == 1).sum()), 1))} | "
+                f"{pct(pr_curve(scores, labels).recall_at(TARGET))} |")
     return rows
 
 
@@ -178,17 +179,17 @@ def model_rows(pages, detector: TemplateDetector) -> tuple[list[str], list[str]]
         measured.append((precision, recall, site, len(parts), template))
     measured.sort(key=lambda row: (row[0] == row[0], row[0]))  # nan (nothing called) first
     for precision, recall, site, count, template in measured:
-        rows.append(f"| {site} | {count} | {template} | {_pct(precision)} | {_pct(recall)} |")
+        rows.append(f"| {site} | {count} | {template} | {pct(precision)} | {pct(recall)} |")
     precisions = np.array([row[0] for row in measured])
     called = precisions[precisions == precisions]
     promised = detector.expected() or (float("nan"), float("nan"))
     summary = [
-        f"Model {detector.threshold:.3f} threshold, promising precision {_pct(promised[0])} "
-        f"and recall {_pct(promised[1])}; {len(measured)} sites, {len(called)} with a "
+        f"Model {detector.threshold:.3f} threshold, promising precision {pct(promised[0])} "
+        f"and recall {pct(promised[1])}; {len(measured)} sites, {len(called)} with a "
         f"block called template: precision >= 90% on {int((called >= TARGET).sum())} "
-        f"({_pct(float((called >= TARGET).mean()) if len(called) else float('nan'))}%), "
-        f"median {_pct(float(np.median(called)) if len(called) else float('nan'))}, "
-        f"mean recall {_pct(float(np.nanmean([row[1] for row in measured])))}."]
+        f"({pct(float((called >= TARGET).mean()) if len(called) else float('nan'))}%), "
+        f"median {pct(float(np.median(called)) if len(called) else float('nan'))}, "
+        f"mean recall {pct(float(np.nanmean([row[1] for row in measured])))}."]
     return rows, summary
 
 
@@ -200,13 +201,13 @@ def tables(pages: list[TrainingPage], report: CrossSiteReport, gold: dict[str, s
     calibration, chosen = calibration_rows(report, families)
     threshold, precision, recall = (np.array(list(chosen[rule].values())),
                                     *families.held_out(TARGET, RULES.get(rule))[1:])
-    family_rows = [f"| {name} | {t:.3f} | {_pct(p)} | {_pct(r)} |" for name, t, p, r in sorted(
+    family_rows = [f"| {name} | {t:.3f} | {pct(p)} | {pct(r)} |" for name, t, p, r in sorted(
         zip(families.families.tolist(), threshold, precision, recall, strict=True),
         key=lambda row: row[2])]
     return [
         "### Against site-level labels", "",
-        f"Recall at 90% precision: pooled {_pct(report.curve(True).recall_at(TARGET))}, "
-        f"mean over sites {_pct(report.site_mean_recall(TARGET, True))}.", "",
+        f"Recall at 90% precision: pooled {pct(report.curve(True).recall_at(TARGET))}, "
+        f"mean over sites {pct(report.site_mean_recall(TARGET, True))}.", "",
         "### The operating point for 90% precision, chosen without the family it is "
         "measured on", "",
         "| rule | median threshold | families >= 90% P | mean P | median P | worst P "

@@ -36,7 +36,7 @@ from pathlib import Path
 
 import numpy as np
 from benchmarks_common import emit
-from template_heldout import ARCHIVES, TARGET, labelled_pages
+from template_heldout import ARCHIVES, TARGET, labelled_pages, pct
 
 from corpora.sites import docs_main_xpaths, gold_main_texts
 from denoise.training import NO_LABEL, gold_labels
@@ -90,17 +90,13 @@ def lower(recalls: tuple[float, float]) -> float:
     return float("nan") if any(r != r for r in recalls) else min(recalls)
 
 
-def _pct(value: float) -> str:
-    return "-" if value != value else f"{100 * value:.1f}"
-
-
 def _row(name: str, sites: int, counts: Counts) -> str:
     site_recall, region_recall = ceiling(counts)
     return (f"| {name} | {sites} | {counts.site_template:,} | {counts.region_template:,} | "
-            f"{_pct(_share(counts.site_only, counts.site_template))} | "
-            f"{_pct(_share(counts.region_only, counts.region_template))} "
-            f"| {_pct(site_recall)} | {_pct(region_recall)} | "
-            f"{_pct(lower((site_recall, region_recall)))} |")
+            f"{pct(_share(counts.site_only, counts.site_template))} | "
+            f"{pct(_share(counts.region_only, counts.region_template))} "
+            f"| {pct(site_recall)} | {pct(region_recall)} | "
+            f"{pct(lower((site_recall, region_recall)))} |")
 
 
 def _share(part: int, whole: int) -> float:
@@ -155,12 +151,12 @@ def main() -> None:
         *[_row(name, sites_of[name], counts) for name, counts in kinds.items()],
         _row("**pooled**", len(by_site), pooled), "",
         f"Over the {len(per_site)} sites with template by both truths, each ranked apart: "
-        f"the ceiling averages {_pct(site_mean)} against site labels and "
-        f"{_pct(region_mean)} against region truth.", "",
+        f"the ceiling averages {pct(site_mean)} against site labels and "
+        f"{pct(region_mean)} against region truth.", "",
         "### The sites where the truths disagree most (lowest ceiling)", "",
         "| site | ceiling, the lower recall | b | c | site template | region template |",
         "|---|---:|---:|---:|---:|---:|",
-        *[f"| {site} | {_pct(value)} | {by_site[site].site_only:,} | "
+        *[f"| {site} | {pct(value)} | {by_site[site].site_only:,} | "
           f"{by_site[site].region_only:,} | {by_site[site].site_template:,} | "
           f"{by_site[site].region_template:,} |" for value, site in worst], ""]
     emit("\n".join(lines), args.markdown)
