@@ -432,6 +432,43 @@ def test_a_label_is_not_the_article(label):
     assert shown in main_text(page(body, "ad.html"), labels=False).split("\n")
 
 
+@pytest.mark.parametrize(("line", "shown"), [
+    ("Jun 18th 2018", "Jun 18th 2018"),
+    ("Aktualisiert: <time>11.04.2020</time>, 10:27", "11.04.2020"),
+    ("17 April 2012 \u2022 2:54pm", "17 April 2012 \u2022 2:54pm"),
+    ("2 months ago", "2 months ago"),
+    ("Pubblicato il 19 Febbraio 2020 Ultima modifica 19 Febbraio 2020 12:02",
+     "Pubblicato il 19 Febbraio 2020"),
+    ("Published on Tuesday, 3 March 2020", "Published on Tuesday, 3 March 2020"),
+    ("Stand: 12.03.2021 14:00 Uhr", "Stand: 12.03.2021 14:00 Uhr"),
+    ("<span>5</span><sup>th</sup> June 2020", "5th June 2020"),
+    ("Publikacja: 5 maja 2021, 14:05", "Publikacja: 5 maja 2021, 14:05")])
+def test_a_date_line_is_not_the_article(line, shown):
+    body = (f'<article><h1>Harbour council backs lighthouse budget</h1>'
+            f'<div class="meta"><span>{line}</span></div><p>{STORY}</p><p>{SECOND}</p>'
+            "</article>")
+    text = main_text(page(body, "dated.html"))
+    assert STORY.strip() in text and SECOND.strip() in text and shown not in text
+    assert shown in main_text(page(body, "dated.html"), datelines=False)
+
+
+def test_a_date_in_a_list_a_heading_a_table_or_a_sentence_or_a_byline_stays():
+    # an archive's months, a schedule's dates, a heading naming a day; lines that begin
+    # like a date, a price, a version, opening hours, an event's date, a title; a byline,
+    # which most gold keeps: the article's text
+    lines = ("12 March 2020 was a Tuesday.", "May I help you?", "2019", "By Ann Smith",
+             "By Ann Smith, 5 June 2020", "19.99", "3.11", "10:30 - 12:00",
+             "Datum: 05.06.2021", "Today")
+    body = (f'<article><h1>Harbour council backs lighthouse budget</h1><p>{STORY}</p>'
+            "<ul><li>May 2019</li><li>June 2019</li></ul><h2>12 March 2020</h2>"
+            "<table><tr><td>Opening</td><td>5 June 2021, 10:00</td></tr></table>"
+            + "".join(f"<div><div>{line}</div></div>" for line in lines)
+            + f"<p>{SECOND}</p></article>")
+    text = main_text(page(body, "archive.html"))
+    assert all(line in text.split("\n") for line in lines)
+    assert "May 2019" in text and "12 March 2020" in text and "5 June 2021, 10:00" in text
+
+
 def test_an_agency_that_ends_a_sentence_or_names_a_heading_is_no_credit():
     # a credit's words after no separator, an enumeration's third item, a course's
     # credits and level, a German "wenn": lines of the article's text
