@@ -918,8 +918,8 @@ _NOT_WORDS = re.compile(r"\W+")
 #: Scandinavian languages, in full or cut short.
 _MONTHS = (
     r"jan(?:uary|uar|vier|uari)?|j(?:ä|a)nner|feb(?:ruary|ruar|ruari|braio)?|f(?:é|e)vrier"
-    r"|febrero|enero|gennaio|mar(?:ch|s|zo)?|m(?:ä|ae)rz|maart|apr(?:il|ile)?|avril|abril|may|mai|maj|mei"
-    r"|mayo|maggio|jun(?:e|i|io)?|juin|giugno|jul(?:y|i|io)?|juillet|luglio"
+    r"|febrero|enero|gennaio|mar(?:ch|s|zo)?|m(?:ä|ae)rz|maart|apr(?:il|ile)?|avril|abril"
+    r"|may|mai|maj|mei|mayo|maggio|jun(?:e|i|io)?|juin|giugno|jul(?:y|i|io)?|juillet|luglio"
     r"|aug(?:ust|usti|ustus)?|ao(?:û|u)t|agosto|sep(?:t|tember|tiembre)?|septembre|settembre"
     r"|oct(?:ober|obre)?|okt(?:ober)?|ottobre|octubre|nov(?:ember|embre)?|dec(?:ember)?"
     r"|dez(?:ember)?|d(?:é|e)cembre|diciembre|dicembre|desember|noviembre|setiembre"
@@ -1017,12 +1017,26 @@ def _without_datelines(blocks: PageBlocks, keep: np.ndarray) -> np.ndarray:
                                 & (_kept_own_chars(blocks, keep) == total)
                                 & (np.bincount(owner[named], minlength=size) == 0))
     out = keep.copy()
-    for block in candidates.tolist():
-        start, end = blocks.spans[block]
-        chunks = np.arange(start, end)[owner[start:end] == block]
-        line = blocks.chunks_text(owner == block)  # "<b>5</b><sup>th</sup>" is "5th"
-        if DATELINE.fullmatch(" ".join(line.split())):
-            out[chunks] = False
+    # each candidate's own chunks, in order, read at once (per candidate over the page's
+    # chunks, a page of 3,000 short items took a second)
+    chunks = np.flatnonzero(np.isin(owner, candidates))
+    chunks = chunks[np.argsort(owner[chunks], kind="stable")]
+    text, starts, ends = blocks.text, blocks.chunk_starts.tolist(), blocks.chunk_ends.tolist()
+    listed, owners = chunks.tolist(), owner[chunks].tolist()
+    first = 0
+    for last in range(1, len(listed) + 1):
+        if last < len(listed) and owners[last] == owners[first]:
+            continue
+        # as the page glues them ("<b>5</b><sup>th</sup>" is "5th"): a run of neighbours
+        # is one slice of the text, runs a space apart (PageBlocks.chunks_text)
+        pieces, run = [], first
+        for i in range(first + 1, last + 1):
+            if i == last or listed[i] != listed[i - 1] + 1:
+                pieces.append(text[starts[listed[run]]:ends[listed[i - 1]]])
+                run = i
+        if DATELINE.fullmatch(" ".join(" ".join(pieces).split())):
+            out[listed[first:last]] = False
+        first = last
     return out if out.any() else keep
 
 
