@@ -509,8 +509,8 @@ class PageBlocks:
         """The text of the ``chosen`` chunks (bool per chunk) in order: neighbours as the
         page text has them (glued or one space apart), chunks with others left out
         between them one space apart."""
-        return _chunks_text(self.text, self.chunk_starts.tolist(), self.chunk_ends.tolist(),
-                            np.flatnonzero(chosen).tolist())
+        return chunk_runs_text(self.text, self.chunk_starts.tolist(), self.chunk_ends.tolist(),
+                               np.flatnonzero(chosen).tolist())
 
     @cached_property
     def blocks(self) -> tuple[Block, ...]:
@@ -524,15 +524,15 @@ class PageBlocks:
             self.parents.tolist(), self.spans.tolist(), self.tags, self.depths.tolist(),
             self.lines.tolist(), paths, attrs, strict=True,
         )):
-            link_text = _chunks_text(text, starts, ends,
-                                     [c for c in range(start, end) if in_link[c]])
+            link_text = chunk_runs_text(text, starts, ends,
+                                        [c for c in range(start, end) if in_link[c]])
             blocks.append(Block(index=index, parent=parent, path=path, tag=tag,
                                 text=self.block_text(index), link_text=link_text, line=line,
                                 depth=depth, span=(start, end), attrs=look))
         return tuple(blocks)
 
 
-def _chunks_text(text: str, starts: list[int], ends: list[int], chosen: list[int]) -> str:
+def chunk_runs_text(text: str, starts: list[int], ends: list[int], chosen: list[int]) -> str:
     """:meth:`PageBlocks.chunks_text` of the chunks numbered ``chosen`` (ascending): each
     run of neighbours is one slice of ``text``, runs one space apart."""
     if not chosen:

@@ -377,7 +377,7 @@ from pathlib import Path
 import numpy as np
 
 from denoise.arguments import expect_page, expect_text
-from denoise.blocks import DomShape, PageBlocks, tags_among
+from denoise.blocks import DomShape, PageBlocks, chunk_runs_text, tags_among
 from denoise.detector import (
     FALLBACK_MARGIN,
     PageScores,
@@ -1027,14 +1027,9 @@ def _without_datelines(blocks: PageBlocks, keep: np.ndarray) -> np.ndarray:
     for last in range(1, len(listed) + 1):
         if last < len(listed) and owners[last] == owners[first]:
             continue
-        # as the page glues them ("<b>5</b><sup>th</sup>" is "5th"): a run of neighbours
-        # is one slice of the text, runs a space apart (PageBlocks.chunks_text)
-        pieces, run = [], first
-        for i in range(first + 1, last + 1):
-            if i == last or listed[i] != listed[i - 1] + 1:
-                pieces.append(text[starts[listed[run]]:ends[listed[i - 1]]])
-                run = i
-        if DATELINE.fullmatch(" ".join(" ".join(pieces).split())):
+        # as the page glues them: "<b>5</b><sup>th</sup>" is "5th"
+        line = chunk_runs_text(text, starts, ends, listed[first:last])
+        if DATELINE.fullmatch(" ".join(line.split())):
             out[listed[first:last]] = False
         first = last
     return out if out.any() else keep
