@@ -437,6 +437,8 @@ def test_a_label_is_not_the_article(label):
     ("Aktualisiert: <time>11.04.2020</time>, 10:27", "11.04.2020"),
     ("17 April 2012 \u2022 2:54pm", "17 April 2012 \u2022 2:54pm"),
     ("2 months ago", "2 months ago"),
+    ("5h ago", "5h ago"), ("an hour ago", "an hour ago"),
+    ("2022-11-23T08:10+02:00", "2022-11-23T08:10+02:00"),
     ("Pubblicato il 19 Febbraio 2020 Ultima modifica 19 Febbraio 2020 12:02",
      "Pubblicato il 19 Febbraio 2020"),
     ("Published on Tuesday, 3 March 2020", "Published on Tuesday, 3 March 2020"),
@@ -458,7 +460,7 @@ def test_a_date_in_a_list_a_heading_a_table_or_a_sentence_or_a_byline_stays():
     # which most gold keeps: the article's text
     lines = ("12 March 2020 was a Tuesday.", "May I help you?", "2019", "By Ann Smith",
              "By Ann Smith, 5 June 2020", "19.99", "3.11", "10:30 - 12:00",
-             "Datum: 05.06.2021", "Today")
+             "Datum: 05.06.2021", "Today", "Long ago")
     body = (f'<article><h1>Harbour council backs lighthouse budget</h1><p>{STORY}</p>'
             "<ul><li>May 2019</li><li>June 2019</li></ul><h2>12 March 2020</h2>"
             "<table><tr><td>Opening</td><td>5 June 2021, 10:00</td></tr></table>"
