@@ -578,6 +578,43 @@ def test_teasers_after_a_heading_wrapped_alone_go(head):
     assert "route 3" in main_text(page(body, "cards.html"), related=False)
 
 
+def _readers_comments(count: int) -> str:
+    """Movable Type's comments: no block named a comment, each a paragraph and its
+    "Posted by" line, longer together than the post."""
+    return "".join(
+        f'<div id="c{i}"><p>Reader {i} remembers the old lamp on the pier: it blinked '
+        f"twice at dusk, once at dawn, and the keeper's dog slept under it every summer "
+        f"night of {1970 + i}, while the ferries came in late from the islands.</p></div>"
+        f'<p class="posted">Posted by: Reader {i} at September {10 + i}, 2012 11:40 AM</p>'
+        for i in range(1, 7))
+
+
+def test_readers_comments_under_a_heading_named_comments_go():
+    # the heading says "Comments" and its id names them; the comments hold dates and
+    # more text than the post, and are paragraphs beside the post's
+    body = (f'<div class="content"><h1>Harbour council backs lighthouse budget</h1>'
+            f"<p>{STORY}</p><p>{SECOND}</p>"
+            '<p class="posted">Posted by laurie at September 10, 2012 9:01 AM</p>'
+            f'<h2 id="comments">Comments</h2>{_readers_comments(6)}</div>')
+    text = main_text(page(body, "mt.html"))
+    assert STORY.strip() in text and SECOND.strip() in text
+    assert "Reader 3" not in text and "keeper's dog" not in text
+    assert "keeper's dog" in main_text(page(body, "mt.html"), related=False)
+
+
+def test_a_reference_s_section_named_comments_stays():
+    # a language reference's "Comments", its heading's id made from its words: no dates
+    rules = ("<p>A comment starts with a hash character that is not part of a string "
+             "literal, and ends at the end of the physical line that holds it.</p>"
+             "<p>Comments are ignored by the syntax; they are not tokens, and a line "
+             "holding only a comment is a blank line to the parser and the tokenizer.</p>")
+    body = (f"<article><h1>Lexical analysis</h1><p>{STORY}</p><p>{SECOND}</p>"
+            f'<h2 id="comments">Comments</h2>{rules}<h2 id="strings">Strings</h2>'
+            f"<p>{STORY}</p></article>")
+    text = main_text(page(body, "syntax.html"))
+    assert "hash character" in text and "blank line to the parser" in text
+
+
 def test_a_short_paragraph_after_a_box_of_related_links_stays():
     # CNET's box between two paragraphs holds its heading and its links, all dropped: the
     # section lies in that box, not in the article around it
