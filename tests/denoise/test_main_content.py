@@ -615,6 +615,40 @@ def test_a_reference_s_section_named_comments_stays():
     assert "hash character" in text and "blank line to the parser" in text
 
 
+def _slides(total: int, counter: str = "{n} of {total}") -> str:
+    """A news gallery: each slide its picture, counter and caption."""
+    return "".join(
+        f'<div class="slide"><img src="/p/{n}.jpg" alt=""><span>'
+        f"{counter.format(n=n, total=total)}</span><p>Photograph {n}: the keeper's "
+        f"cottage from the north pier, taken by a reader in the spring of {1990 + n}, "
+        "before the lamp was replaced and the stones were cleaned.</p></div>"
+        for n in range(1, total + 1))
+
+
+@pytest.mark.parametrize("counter", ["{n} of {total}", "Image {n} of {total}", "{n}/{total}"])
+def test_a_gallery_s_slides_after_the_article_go(counter):
+    article = f"<p>{STORY}</p><p>{SECOND}</p>" * 4  # over GALLERY_REST characters
+    body = (f"<article><h1>Harbour council backs lighthouse budget</h1>{article}"
+            f'<div class="gallery">{_slides(6, counter)}</div></article>')
+    text = main_text(page(body, "gallery.html"))
+    assert STORY.strip() in text and SECOND.strip() in text
+    assert "Photograph" not in text and "of 6" not in text
+    assert "Photograph 4" in main_text(page(body, "gallery.html"), galleries=False)
+
+
+def test_ratings_and_a_photo_post_s_slides_stay():
+    # "5/5" and "4/5" count no slides; a post that is its photographs keeps them
+    ratings = "".join(f"<div><h3>Pier tour {n}</h3><span>{n}/5</span><p>{SECOND}</p></div>"
+                      for n in (5, 4, 5))
+    article = f"<p>{STORY}</p><p>{SECOND}</p>" * 4
+    body = (f"<article><h1>Harbour council backs lighthouse budget</h1>{article}{ratings}"
+            "</article>")
+    assert main_text(page(body, "ratings.html")).count(SECOND.strip()) == 7
+    post = (f"<article><h1>The pier in pictures</h1><p>{STORY}</p>"
+            f'<div class="gallery">{_slides(4)}</div></article>')
+    assert "Photograph 3" in main_text(page(post, "photos.html"))
+
+
 def test_a_short_paragraph_after_a_box_of_related_links_stays():
     # CNET's box between two paragraphs holds its heading and its links, all dropped: the
     # section lies in that box, not in the article around it
