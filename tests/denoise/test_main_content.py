@@ -11,7 +11,12 @@ from denoise import Page
 from denoise.detector import PageScores, block_lines
 from denoise.features import extract
 from denoise.html import parse_html
-from denoise.main_content import COPY_CHARS, _without_related, default_extractor
+from denoise.main_content import (
+    COPY_CHARS,
+    POSTED_LINE,
+    _without_related,
+    default_extractor,
+)
 
 STORY = ("The harbour council approved the lighthouse budget on Tuesday night after a long "
          "debate about the cost of repairs to the old stone pier and the keeper's cottage. ")
@@ -623,6 +628,28 @@ def _slides(total: int, counter: str = "{n} of {total}") -> str:
         f"cottage from the north pier, taken by a reader in the spring of {1990 + n}, "
         "before the lamp was replaced and the stones were cleaned.</p></div>"
         for n in range(1, total + 1))
+
+
+def test_a_line_saying_when_the_post_was_filed_goes():
+    line = ("This entry was posted on Thursday, August 9th, 2012 at 2:01 pm and is filed "
+            "under Pier, Harbour. You can follow any responses to this entry through the "
+            "RSS 2.0 feed.")
+    body = (f"<article><h1>Harbour council backs lighthouse budget</h1><p>{STORY}</p>"
+            f'<p>{SECOND}</p><p>{STORY}</p><p class="meta"><small>{line}</small></p>'
+            "</article>")
+    text = main_text(page(body, "posted.html"))
+    assert STORY.strip() in text and SECOND.strip() in text and "20" not in text
+    assert line in main_text(page(body, "posted.html"), datelines=False)
+
+
+@pytest.mark.parametrize(("line", "posted"), [
+    ("This entry was posted in Allgemein. Bookmark the permalink.", True),
+    ("Dieser Beitrag wurde am 04/02/2020 von kj in Bundesgericht veröffentlicht.", True),
+    ("Erstellt am Dienstag 6. Mai 2014 um 23:30 und abgelegt unter Linux.", True),
+    ("Filed under: Hardware -- Catalogs", False),
+    ("Erstellt am Montag. Der Rat hat abgelegt unter Protest.", False)])
+def test_the_words_of_a_posted_line(line, posted):
+    assert (POSTED_LINE.match(line) is not None) is posted
 
 
 @pytest.mark.parametrize("counter", ["{n} of {total}", "Image {n} of {total}", "{n}/{total}"])
