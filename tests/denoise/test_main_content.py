@@ -646,6 +646,8 @@ def test_a_line_saying_when_the_post_was_filed_goes():
     ("This entry was posted in Allgemein. Bookmark the permalink.", True),
     ("Dieser Beitrag wurde am 04/02/2020 von kj in Bundesgericht veröffentlicht.", True),
     ("Erstellt am Dienstag 6. Mai 2014 um 23:30 und abgelegt unter Linux.", True),
+    ("TrackBack URL for this entry: https://harbour.example.org/tb/123", True),
+    ("Listed below are links to weblogs that reference Pier news:", True),
     ("Filed under: Hardware -- Catalogs", False),
     ("Erstellt am Montag. Der Rat hat abgelegt unter Protest.", False)])
 def test_the_words_of_a_posted_line(line, posted):
