@@ -575,7 +575,9 @@ class MainContentExtractor:
     labels : drop the lines that are a label and nothing else: an ad's, a control's, a
         count or a reading time, a picture's credit, or no word at all (step 10).
     datelines : drop the lines that say when the article was written and nothing else
-        ("Aktualisiert: 11.04.2020, 10:27", "2 months ago"; step 10).
+        ("Aktualisiert: 11.04.2020, 10:27", "2 months ago"), and a blog engine's lines
+        under a post ("This entry was posted on ...", "TrackBack URL for this entry";
+        step 10).
     galleries : drop a gallery's slides, counted "1 of 7", "2 of 7", after an article
         (step 10).
     related : drop the sections a heading or a line of their own announces as other
@@ -1078,11 +1080,12 @@ def _without_labels(blocks: PageBlocks, keep: np.ndarray) -> np.ndarray:
 
 
 def _without_datelines(blocks: PageBlocks, keep: np.ndarray) -> np.ndarray:
-    """``keep`` less the blocks whose own text is a date line (:data:`DATELINE`): all of
-    it kept, at most :data:`DATELINE_CHARS` characters, in no heading, list item, code
-    sample, quote or table cell (an archive's "May 2019", a schedule's dates). A block's
-    own text, not a chunk: "Aktualisiert: <time>11.04.2020</time>" is two chunks of one
-    line."""
+    """``keep`` less the blocks whose own text is a date line (:data:`DATELINE`, at most
+    :data:`DATELINE_CHARS` characters) or starts as a blog engine's posted line
+    (:data:`POSTED_LINE`, at most :data:`POSTED_CHARS`): all of it kept, in no heading,
+    list item, code sample, quote or table cell (an archive's "May 2019", a schedule's
+    dates). A block's own text, not a chunk: "Aktualisiert: <time>11.04.2020</time>" is
+    two chunks of one line."""
     owner, chars = blocks.chunk_block, blocks.chunk_chars()
     own = owner >= 0
     size = len(blocks)
