@@ -715,7 +715,7 @@ class MainContentExtractor:
             keep = _without_galleries(scores.features.blocks, keep)
         if self.related and keep.any():
             keep = _without_related(scores.features.blocks, keep,
-                                    named=(scores.features.block_cues >> COMMENT_BIT) & 1 > 0)
+                                    named=_comment_named(scores.features))
         # step 12, last: steps 9 to 11 read what precedes the region (a keep of nothing
         # begins at 0, so it never takes a lead)
         if lead.any() and not lead[int(np.argmax(keep)):].any():
@@ -1131,8 +1131,7 @@ def _without_galleries(blocks: PageBlocks, keep: np.ndarray) -> np.ndarray:
     count from 1 and 2, and of the deepest block holding them all, each child holding
     one. Unless less than :data:`GALLERY_REST` characters would be left."""
     owner, chars = blocks.chunk_block, blocks.chunk_chars()
-    own = owner >= 0
-    total = np.bincount(owner[own], weights=chars[own], minlength=len(blocks))
+    total = _kept_own_chars(blocks, np.ones(len(keep), dtype=bool))
     candidates = np.flatnonzero((total > 0) & (total <= COUNTER_CHARS)
                                 & (_kept_own_chars(blocks, keep) == total))
     counted: dict[int, list[tuple[int, int]]] = {}  # a total: its counters and numbers
@@ -1466,11 +1465,16 @@ def _article_before(start: int, long: np.ndarray, parents: np.ndarray,
     return len(before) > 1 and bool((np.bincount(before - before.min()) > 1).any())
 
 
+def _comment_named(features: PageFeatures) -> np.ndarray:
+    """Per block: its own class or id names comments (:data:`~denoise.features.COMMENT_BIT`)."""
+    return (features.block_cues >> COMMENT_BIT & 1).astype(bool)
+
+
 def _without_post_comments(features: PageFeatures, keep: np.ndarray) -> np.ndarray:
     """``keep`` less the text of blocks named as comments when what it keeps outside
     them holds a paragraph (module doc, step 9)."""
     blocks = features.blocks
-    named = (features.block_cues >> COMMENT_BIT & 1).astype(bool) & ~blocks.has_tag(BODY)
+    named = _comment_named(features) & ~blocks.has_tag(BODY)
     # the block holding the page's first <h1>: an opinion piece styled "tone-comment"
     named = _named_apart(blocks, np.flatnonzero(named), spare_half=False)
     if not (keep & named).any():

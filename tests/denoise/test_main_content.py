@@ -620,16 +620,6 @@ def test_a_reference_s_section_named_comments_stays():
     assert "hash character" in text and "blank line to the parser" in text
 
 
-def _slides(total: int, counter: str = "{n} of {total}") -> str:
-    """A news gallery: each slide its picture, counter and caption."""
-    return "".join(
-        f'<div class="slide"><img src="/p/{n}.jpg" alt=""><span>'
-        f"{counter.format(n=n, total=total)}</span><p>Photograph {n}: the keeper's "
-        f"cottage from the north pier, taken by a reader in the spring of {1990 + n}, "
-        "before the lamp was replaced and the stones were cleaned.</p></div>"
-        for n in range(1, total + 1))
-
-
 def test_a_line_saying_when_the_post_was_filed_goes():
     line = ("This entry was posted on Thursday, August 9th, 2012 at 2:01 pm and is filed "
             "under Pier, Harbour. You can follow any responses to this entry through the "
@@ -652,6 +642,16 @@ def test_a_line_saying_when_the_post_was_filed_goes():
     ("Erstellt am Montag. Der Rat hat abgelegt unter Protest.", False)])
 def test_the_words_of_a_posted_line(line, posted):
     assert (POSTED_LINE.match(line) is not None) is posted
+
+
+def _slides(total: int, counter: str = "{n} of {total}") -> str:
+    """A news gallery: each slide its picture, counter and caption."""
+    return "".join(
+        f'<div class="slide"><img src="/p/{n}.jpg" alt=""><span>'
+        f"{counter.format(n=n, total=total)}</span><p>Photograph {n}: the keeper's "
+        f"cottage from the north pier, taken by a reader in the spring of {1990 + n}, "
+        "before the lamp was replaced and the stones were cleaned.</p></div>"
+        for n in range(1, total + 1))
 
 
 @pytest.mark.parametrize("counter", ["{n} of {total}", "Image {n} of {total}", "{n}/{total}"])
