@@ -416,6 +416,55 @@ def test_a_thread_of_posts_named_comments_keeps_them():
     assert "What a picture" in text and "number 9" in text
 
 
+QUESTION = ("We want to visit the islands in June with two children and a car, and we cannot "
+            "decide between the night ferry and a short flight. Has anyone here done either "
+            "with a family, and which would you choose again?")
+
+
+def forum_thread(declared: str) -> Page:
+    """A travel forum's thread: a question long enough to outweigh comments, and four
+    replies in blocks named as comments, the page saying what it is by ``declared``
+    (markup in the ``<head>`` or on the thread's element)."""
+    replies = "".join(
+        f'<article class="comment reply" itemprop="comment"><span class="author">'
+        f"traveller{i}</span><p>We took the night ferry from the harbour last spring and "
+        f"the crossing was calm, so I would book the cabin early, answer number {i}.</p>"
+        f"</article>" for i in range(4))
+    body = (f'<div id="content"><article class="topic"{{item}}><h1>Ferry or flight to the '
+            f'islands?</h1><p>{STORY}{SECOND}</p><p>{QUESTION}</p></article><section id="replies">'
+            f"{replies}</section></div>")
+    item = page(body.replace("{item}", declared if declared.startswith(" item") else ""),
+                "thread.html")
+    if declared.startswith("<script"):
+        item = dataclasses.replace(item, html=item.html.replace("</head>", declared + "</head>"))
+    return item
+
+
+@pytest.mark.parametrize("declared", [
+    ' itemscope itemtype="https://schema.org/DiscussionForumPosting"',
+    '<script type="application/ld+json">{"@context": "https://schema.org", "@type": '
+    '"DiscussionForumPosting", "headline": "Ferry or flight?"}</script>',
+    '<script type="application/ld+json">{"@type": ["Article", "DiscussionForumPosting"]}'
+    "</script>"])
+def test_a_page_that_says_it_is_a_forum_thread_keeps_its_replies(declared):
+    thread = forum_thread(declared)
+    assert len(STORY + SECOND + QUESTION) > 500  # outweighs the comments: step 3 drops them
+    text = main_text(thread)
+    assert STORY.strip() in text and "answer number 0" in text and "answer number 3" in text
+    assert "answer number 3" not in main_text(thread, threads=False)
+
+
+@pytest.mark.parametrize("declared", [
+    "", ' itemscope itemtype="https://schema.org/QAPage"',
+    '<script type="application/ld+json">{"@type": "BlogPosting", "about": "a '
+    'DiscussionForumPosting"}</script>'])
+def test_a_page_that_does_not_say_it_is_a_forum_thread_loses_its_comments(declared):
+    # an article's readers' comments, a Q&A page's comments under its answers, a post
+    # that only names the type
+    text = main_text(forum_thread(declared))
+    assert STORY.strip() in text and "answer number" not in text
+
+
 @pytest.mark.parametrize("label", ["Advertisement", "ADVERTISEMENT - Continue reading below",
                                    "Story continues below advertisement", "Anzeige",
                                    "Share this article", "Beitrag teilen", "Copy link",
