@@ -14,6 +14,9 @@ from denoise.html import parse_html
 from denoise.main_content import (
     COPY_CHARS,
     POSTED_LINE,
+    PROSE_ALONE,
+    _dialog_chunks,
+    _prose_instead,
     _without_related,
     default_extractor,
 )
@@ -1507,3 +1510,45 @@ def test_parameters_carry_over_to_another_extractor_without_its_models():
     carried = dataclasses.replace(other, **params)
     assert carried.threshold == shipped.threshold and carried.post_comments
     assert carried.content_model is None  # the other's model stays
+
+
+def _prose_reading(body: str, kept: str) -> tuple[str, str]:
+    """Step 7's last reading of ``body``'s page whose reading kept the chunks holding
+    ``kept`` (dialogs and forms left out, as the step reads them): what it gives, and
+    the page's text."""
+    features = extract(page(body, "prose.html"))
+    blocks = features.blocks
+    keep = np.array([kept in chunk for chunk in blocks.chunks])
+    assert keep.any()
+    out = _prose_instead(blocks, keep, ~_dialog_chunks(features))
+    return block_lines(blocks, out), block_lines(blocks, np.ones_like(keep))
+
+
+@pytest.mark.parametrize("story", [f"<p>{STORY}</p><p>{SECOND}</p>", f"<p>{STORY}{SECOND}</p>",
+                                   f"<pre>{STORY}{SECOND}</pre>"])
+def test_a_short_reading_of_menus_gives_way_to_the_page_s_paragraphs(story):
+    # every model scored the story's paragraphs (or its one long paragraph) as
+    # boilerplate: the reading was a menu
+    assert len(STORY + SECOND) >= PROSE_ALONE
+    text, _ = _prose_reading(f'<div class="story"><h1>Pier repairs</h1>{story}</div>'
+                             f'<p class="note">{SHORT_POST}</p>', "Weather")
+    assert STORY.strip() in text and SECOND.strip() in text and "Weather" not in text
+    assert SHORT_POST not in text
+
+
+@pytest.mark.parametrize("body", [
+    # the reading holds prose: a short post, its sidebar's two paragraphs are no article
+    f'<div class="post"><div>{SHORT_POST} {SHORT_POST}</div></div><div class="about">'
+    f"<p>{STORY}</p><p>{SECOND}</p></div>",
+    # one paragraph of prose is no article
+    f'<div class="story"><p>{STORY}</p><p>The pier.</p></div>',
+    # a form's messages are no article (the form holding under half the page's text)
+    f'<form class="register"><input type="text" name="a"><input type="text" name="b"><p>'
+    f'{STORY}</p><p>{SECOND}</p></form><ul class="videos">' + "".join(
+        f'<li><a href="/video{i}">Harbour festival highlights, part {i} of the series</a>'
+        f"</li>" for i in range(12)) + "</ul>"])
+def test_a_short_reading_stays_when_the_page_has_no_other_article(body):
+    kept = SHORT_POST if SHORT_POST in body else "Weather"
+    text, whole = _prose_reading(body, kept)
+    assert STORY.strip() in whole
+    assert STORY.strip() not in text
