@@ -227,15 +227,17 @@ without its source):
    collections -0.6, CleanEval final -0.3, trafilatura's set -0.1, Dragnet +0.1.
    Last (``prose``), a reading still short that holds no prose (no block with
    :data:`RELATED_PROSE` characters of its own text outside links: a menu, a "Skip to
-   main content", a credit) while the page holds two ``<p>`` of prose or more under one
-   block, outside dialogs and forms (step 3's), is replaced by that block's text (of
-   several, the one holding the most), or without two, by the block holding the most
-   text of its own outside links when that is :data:`PROSE_ALONE` characters or more
-   (one paragraph, a ``<pre>``): a short news story whose paragraphs every model
-   scored as boilerplate came back as "Menu Home Search", a shop's category page with
-   its description as "Skip to main content Offers", a blog post of one paragraph as
-   the blog's list of editors. Held out: the news sites +0.27 (a Fox News story 0.00
-   -> 0.89, two New York magazine posts 0.00 -> 0.91 and 0.93, a Forbes page +0.19),
+   main content", a credit) while the page holds two ``<p>`` of prose or more as
+   children of one block, outside dialogs and forms (step 3's), is replaced by that
+   block's text outside them (of several, the parent of the most; never the body's
+   text, its menus with it: under the body, the paragraphs alone), or without two, by
+   the block holding the most text of its own outside links when that is
+   :data:`PROSE_ALONE` characters or more (one paragraph, a ``<pre>``): a short news
+   story whose paragraphs every model scored as boilerplate came back as "Menu Home
+   Search", a shop's category page with its description as "Skip to main content
+   Offers", a blog post of one paragraph as the blog's list of editors. Held out: the
+   news sites +0.27 (a Fox News story 0.00 -> 0.89, two New York magazine posts 0.00 ->
+   0.91 and 0.93, a Forbes page +0.19),
    WCXB +0.26 (three shops' category pages 0.01 -> 1.00, its collections +2.6; a
    university page 0.00 -> 0.89; one page -0.01), CleanEval's final set +0.20 (two
    pages whose text lies in one block, +0.64 and +0.70), the other sets unchanged to
@@ -243,7 +245,9 @@ without its source):
    in, a registration form's error messages replaced a video page's 96 characters of
    nothing the gold keeps. The first reading holding a short post (a blog's 383
    characters, a Slashdot summary) is why it must hold no prose: the block of most
-   paragraphs was then the readers' comments or the blogger's "About me".
+   paragraphs was then the readers' comments or the blogger's "About me". A short
+   reading of short blocks only (a recipe's ingredients) holds no prose either, and
+   would give way to two paragraphs of a sidebar; no page of the sets did.
 8. Listings: a page whose reading keeps under half its text (:data:`LISTING_GATE`) is
    read once more with every block as content, no link-density step, and short linked
    blocks (:data:`MENU_CHARS`) dropped as menu entries: the *items reading* of a news
@@ -590,7 +594,9 @@ class MainContentExtractor:
         it adds lies in blocks named as a menu (and a larger share than of the first
         reading); 0 never.
     prose : a short reading (``short``) holding no prose is replaced by the text of the
-        block holding the most ``<p>`` of prose, two or more (step 7).
+        block that is the parent of the most ``<p>`` of prose, two or more, or else of
+        the block with the most text of its own, :data:`PROSE_ALONE` characters or
+        more (step 7).
     landmarks : HTML5 landmark tags whose text outside any ``article`` or ``main`` is
         dropped (see module doc); () keeps it. With ``aside``, blocks whose class or id
         names related posts or tags go too.
@@ -816,8 +822,9 @@ class MainContentExtractor:
                 features, CAPTION_BIT, content & ~linky)
         if "aside" in self.landmarks:
             linky |= _set_apart(features, ASIDE_BIT, content & ~linky)
+        dialog = _dialog_chunks(features) if self.dialogs or self.prose else None
         if self.dialogs:
-            linky |= _dialog_chunks(features)
+            linky |= dialog
         if self.landmarks:
             landmark = _landmark_chunks(blocks, frozenset(self.landmarks))
             if not self._wrapped_in(features, landmark, content & ~linky):
@@ -849,8 +856,12 @@ class MainContentExtractor:
             chars = blocks.chunk_chars()
             if int((chars * keep).sum()) < self.short:
                 keep, fallback = self._read_again(scores, keep, fallback, chars)
-                if self.prose and int((chars * keep).sum()) < self.short:
-                    keep = _prose_instead(blocks, keep, ~_dialog_chunks(features))
+                if self.prose and dialog is not None and int((chars * keep).sum()) < self.short:
+                    prose = _prose_instead(blocks, keep, ~dialog)
+                    if prose is not keep:  # a reading of its own: the region's lead is not its
+                        keep, lead = prose, np.zeros_like(lead)
+                        if self.once:
+                            keep = _without_copies(features, keep)
         return keep, fallback, lead
 
     def _read_again(self, scores: PageScores, keep: np.ndarray, fallback: bool,
@@ -941,10 +952,15 @@ class MainContentExtractor:
 
 
 #: A page's word that it is a forum thread (step 3's ``threads``): schema.org's type as
-#: a microdata ``itemtype`` ("https://schema.org/DiscussionForumPosting") or a JSON-LD
-#: ``@type`` (alone or in a list).
-THREAD_TYPE = re.compile(r'schema\.org/DiscussionForumPosting\b'
-                         r'|"@type"\s*:\s*(?:\[[^\]]*)?"DiscussionForumPosting"')
+#: a microdata ``itemtype`` ("https://schema.org/DiscussionForumPosting", the
+#: attribute's name in any case; a link to schema.org's page says nothing) or a JSON-LD
+#: ``@type`` (alone or in a list, read 200 characters into: an unclosed bracket must
+#: not make each search run to the page's end). A news page with a sidebar of forum
+#: posts marked so would keep its readers' comments; none of the content sets' pages
+#: has one.
+THREAD_TYPE = re.compile(
+    r"""(?i:itemtype)\s*=\s*["']?[^"'>]{0,80}?schema\.org/DiscussionForumPosting\b"""
+    r'|"@type"\s*:\s*(?:\[[^\]]{0,200}?)?"DiscussionForumPosting"')
 
 
 def declares_thread(page: Page) -> bool:
@@ -1530,24 +1546,35 @@ def _own_prose(blocks: PageBlocks, chunks: np.ndarray) -> np.ndarray:
 def _prose_instead(blocks: PageBlocks, keep: np.ndarray, allowed: np.ndarray) -> np.ndarray:
     """Step 7's last reading of a short ``keep`` (module doc): when no block holds
     :data:`RELATED_PROSE` characters of its own kept text outside links
-    (:func:`_own_prose`), the ``allowed`` chunks of the block holding the most ``<p>``
-    of prose among them (:func:`_prose_paragraphs`), two or more; or else of the block
-    holding the most prose of its own, when that is :data:`PROSE_ALONE` characters or
-    more; else ``keep``."""
+    (:func:`_own_prose`), the ``allowed`` chunks of the block that is the parent of the
+    most ``<p>`` of prose among them (:func:`_prose_paragraphs`), two or more; or else
+    of the block holding the most prose of its own, when that is :data:`PROSE_ALONE`
+    characters or more; else ``keep`` itself. Never the body's text, its menus and
+    footer with it: a body holding the paragraphs gives them alone (or its own text)."""
     if (_own_prose(blocks, keep) >= RELATED_PROSE).any():
         return keep
     paragraphs, long = _prose_paragraphs(blocks, allowed)
-    parents = blocks.parents[paragraphs[long]]
+    paragraphs = paragraphs[long]
+    parents = blocks.parents[paragraphs]
     counts = np.bincount(parents[parents >= 0])
     own = _own_prose(blocks, allowed)
     if len(counts) and counts.max() >= 2:
         block = int(np.argmax(counts))
+        parts = paragraphs[parents == block]
     elif len(own) and own.max() >= PROSE_ALONE:  # a story of one paragraph, a <pre>
         block = int(np.argmax(own))
+        parts = np.zeros(0, dtype=np.int64)
     else:
         return keep
-    start, end = (int(x) for x in blocks.spans[block])
     prose = np.zeros_like(keep)
+    if blocks.tags[block] in BODY:
+        for part in parts.tolist():
+            start, end = (int(x) for x in blocks.spans[part])
+            prose[start:end] = allowed[start:end]
+        if not len(parts):
+            prose = allowed & (blocks.chunk_block == block)
+        return prose
+    start, end = (int(x) for x in blocks.spans[block])
     prose[start:end] = allowed[start:end]
     return prose
 

@@ -459,6 +459,7 @@ def test_a_page_that_says_it_is_a_forum_thread_keeps_its_replies(declared):
 
 @pytest.mark.parametrize("declared", [
     "", ' itemscope itemtype="https://schema.org/QAPage"',
+    ' data-about="https://schema.org/DiscussionForumPosting"',
     '<script type="application/ld+json">{"@type": "BlogPosting", "about": "a '
     'DiscussionForumPosting"}</script>'])
 def test_a_page_that_does_not_say_it_is_a_forum_thread_loses_its_comments(declared):
@@ -1552,3 +1553,33 @@ def test_a_short_reading_stays_when_the_page_has_no_other_article(body):
     text, whole = _prose_reading(body, kept)
     assert STORY.strip() in whole
     assert STORY.strip() not in text
+
+
+def test_step_7_reads_the_paragraphs_every_model_scored_as_boilerplate():
+    # the models' probabilities of boilerplate: a box of links 0.2, the rest (the story,
+    # the body) 0.9: the reading falls back to the links, the prose step takes the story
+    features = extract(page(f'<div class="story"><h1>Pier repairs</h1><p>{STORY}</p><p>'
+                            f'{SECOND}</p></div><div class="links">' + "".join(
+                                f'<a href="/t{i}">Tide table {i}</a> ' for i in range(6))
+                            + "</div>", "scored.html"))
+    blocks = features.blocks
+    raw = np.array([0.2 if blocks.block_text(node).startswith("Tide table") else 0.9
+                    for node in features.nodes.tolist()])
+    extractor = dataclasses.replace(default_extractor(), listing_model=None)
+
+    def kept(prose: bool) -> str:
+        reader = dataclasses.replace(extractor, prose=prose)
+        keep = reader.kept(PageScores(features, raw, raw, reader.threshold))[0]
+        return block_lines(blocks, keep)
+
+    assert STORY.strip() not in kept(False) and "Tide table" in kept(False)
+    text = kept(True)
+    assert STORY.strip() in text and SECOND.strip() in text and "Tide table" not in text
+
+
+def test_the_paragraphs_under_the_body_come_without_its_menu_and_footer():
+    body = (f'<p>{STORY}</p><p>{SECOND}</p><div class="footer"><p>Harbour Gazette, 1 Quay '
+            f"Street</p></div>")
+    text, whole = _prose_reading(body, "Weather")
+    assert STORY.strip() in text and SECOND.strip() in text
+    assert "Home" not in text and "Quay Street" not in text and "Quay Street" in whole
