@@ -228,8 +228,8 @@ without its source):
    Last (``prose``), a reading still short that holds no prose (no block with
    :data:`RELATED_PROSE` characters of its own text outside links: a menu, a "Skip to
    main content", a credit) while the page holds two ``<p>`` of prose or more as
-   children of one block, outside dialogs and forms (step 3's), is replaced by that
-   block's text outside them (of several, the parent of the most; never the body's
+   children of one block, outside dialogs, forms and landmarks (step 3's), is replaced
+   by that block's text outside them (of several, the parent of the most; never the body's
    text, its menus with it: under the body, the paragraphs alone), or without two, by
    the block holding the most text of its own outside links when that is
    :data:`PROSE_ALONE` characters or more (one paragraph, a ``<pre>``): a short news
@@ -243,7 +243,11 @@ without its source):
    pages whose text lies in one block, +0.64 and +0.70), the other sets unchanged to
    the page (11 pages better, 1 worse; the rule was read on these pages). With forms
    in, a registration form's error messages replaced a video page's 96 characters of
-   nothing the gold keeps. The first reading holding a short post (a blog's 383
+   nothing the gold keeps. Nor is a block whose text opens as a credit or a copyright
+   line prose (:data:`CREDIT_HEAD`): two of Qt's reference pages of members' lists gave
+   way to their licence and became a near-duplicate pair (``benchmarks/dedup.py``);
+   footer-named blocks are not left out, a shop's description sitting in one named
+   "seofootercopy". The first reading holding a short post (a blog's 383
    characters, a Slashdot summary) is why it must hold no prose: the block of most
    paragraphs was then the readers' comments or the blogger's "About me". A short
    reading of short blocks only (a recipe's ingredients) holds no prose either, and
@@ -814,6 +818,9 @@ class MainContentExtractor:
             menus &= ~blocks.has_tag(HEADINGS)
         linky |= np.append(menus, False)[blocks.chunk_block]
         content = scores.content_chunks()
+        # dialogs, forms and landmarks, whatever their links: what step 7's prose is not (a
+        # shop's description may sit in a block named "seofootercopy")
+        apart = np.zeros(len(linky), dtype=bool)
         if self.furniture:
             linky |= _named_chunks(features, self.furniture, wrappers=True,
                                    content=content & ~linky)
@@ -823,12 +830,15 @@ class MainContentExtractor:
         if "aside" in self.landmarks:
             linky |= _set_apart(features, ASIDE_BIT, content & ~linky)
         dialog = _dialog_chunks(features) if self.dialogs or self.prose else None
+        if dialog is not None:
+            apart |= dialog
         if self.dialogs:
             linky |= dialog
         if self.landmarks:
             landmark = _landmark_chunks(blocks, frozenset(self.landmarks))
             if not self._wrapped_in(features, landmark, content & ~linky):
                 linky |= landmark
+                apart |= landmark
         keep = content & ~linky
         if self.comments and keep.any():
             keep = self._without_comments(features, keep)
@@ -856,8 +866,8 @@ class MainContentExtractor:
             chars = blocks.chunk_chars()
             if int((chars * keep).sum()) < self.short:
                 keep, fallback = self._read_again(scores, keep, fallback, chars)
-                if self.prose and dialog is not None and int((chars * keep).sum()) < self.short:
-                    prose = _prose_instead(blocks, keep, ~dialog)
+                if self.prose and int((chars * keep).sum()) < self.short:
+                    prose = _prose_instead(blocks, keep, ~apart)
                     if prose is not keep:  # a reading of its own: the region's lead is not its
                         keep, lead = prose, np.zeros_like(lead)
                         if self.once:
@@ -1549,15 +1559,21 @@ def _prose_instead(blocks: PageBlocks, keep: np.ndarray, allowed: np.ndarray) ->
     (:func:`_own_prose`), the ``allowed`` chunks of the block that is the parent of the
     most ``<p>`` of prose among them (:func:`_prose_paragraphs`), two or more; or else
     of the block holding the most prose of its own, when that is :data:`PROSE_ALONE`
-    characters or more; else ``keep`` itself. Never the body's text, its menus and
-    footer with it: a body holding the paragraphs gives them alone (or its own text)."""
+    characters or more; else ``keep`` itself. Not a block whose text opens as a credit
+    or a copyright line does (:data:`CREDIT_HEAD`: a documentation page's licence under
+    its members' list). Never the body's text, its menus and footer with it: a body
+    holding the paragraphs gives them alone (or its own text)."""
     if (_own_prose(blocks, keep) >= RELATED_PROSE).any():
         return keep
     paragraphs, long = _prose_paragraphs(blocks, allowed)
-    paragraphs = paragraphs[long]
+    paragraphs = np.array([p for p in paragraphs[long].tolist() if not _legal(blocks, p)],
+                          dtype=np.int64)
     parents = blocks.parents[paragraphs]
     counts = np.bincount(parents[parents >= 0])
     own = _own_prose(blocks, allowed)
+    for block in np.flatnonzero(own >= PROSE_ALONE).tolist():
+        if _legal(blocks, block):
+            own[block] = 0
     if len(counts) and counts.max() >= 2:
         block = int(np.argmax(counts))
         parts = paragraphs[parents == block]
@@ -1577,6 +1593,11 @@ def _prose_instead(blocks: PageBlocks, keep: np.ndarray, allowed: np.ndarray) ->
     start, end = (int(x) for x in blocks.spans[block])
     prose[start:end] = allowed[start:end]
     return prose
+
+
+def _legal(blocks: PageBlocks, block: int) -> bool:
+    """Whether ``block``'s text opens as a credit or a copyright line (:data:`CREDIT_HEAD`)."""
+    return CREDIT_HEAD.match(blocks.block_text(block).lstrip()) is not None
 
 
 def _article_before(start: int, long: np.ndarray, parents: np.ndarray,

@@ -1583,3 +1583,17 @@ def test_the_paragraphs_under_the_body_come_without_its_menu_and_footer():
     text, whole = _prose_reading(body, "Weather")
     assert STORY.strip() in text and SECOND.strip() in text
     assert "Home" not in text and "Quay Street" not in text and "Quay Street" in whole
+
+
+def test_a_licence_under_a_members_list_is_no_article():
+    # a reference page of linked members whose reading kept the menu: its licence, one
+    # paragraph of 300 characters, is not the article
+    licence = ("\u00a9 2020 The Harbour Company Ltd. Documentation contributions included herein "
+               "are the copyrights of their respective owners, and the documentation provided "
+               "herein is licensed under the terms of the free documentation licence version "
+               "1.3 as published by the foundation that wrote it, with no invariant sections.")
+    assert len(licence) >= PROSE_ALONE
+    members = "".join(f'<li><a href="/m{i}">member{i}()</a></li>' for i in range(12))
+    text, whole = _prose_reading(f'<ul class="members">{members}</ul><div class="copy"><p>'
+                                 f"{licence}</p></div>", "Weather")
+    assert "Harbour Company" in whole and "Harbour Company" not in text
