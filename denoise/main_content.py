@@ -35,14 +35,13 @@ without its source):
    replies however long its first post (this step and step 9 keep comments there, and
    step 4's article element does not end it: a thread may mark each post an
    ``<article>``, the first holding the title): a travel forum's question of 533
-   characters lost its 6,000 characters of answers. Of
-   the content sets, only forum pages say so (61 of WCXB's 112 forums, 3 pages of
-   trafilatura's set; none of Dragnet's, CleanEval's, chaos's, readability's or the
-   news sites'). Not Q&A pages (``QAPage``): StackExchange's comments under each answer
-   are not in WCXB's gold, and keeping them cost 9 of its pages up to 0.24 each. Held
-   out: WCXB +0.08 (its forums +1.1: 2 pages better by 0.30 and 0.81, none worse), the
-   other sets unchanged to the page; read on WCXB's forum pages, so that gain is not
-   held out as a choice.
+   characters lost its 6,000 characters of answers. Of the content sets, only forum
+   pages say so (61 of WCXB's 112 forums, 3 pages of trafilatura's set; none of
+   Dragnet's, CleanEval's, chaos's, readability's or the news sites'). Not Q&A pages
+   (``QAPage``): StackExchange's comments under each answer are not in WCXB's gold, and
+   keeping them cost 9 of its pages up to 0.24 each. Held out: WCXB +0.08 (its forums
+   +1.1: 2 pages better by 0.30 and 0.81, none worse), the other sets unchanged to the
+   page; read on WCXB's forum pages, so that gain is not held out as a choice.
    Furniture and landmarks: text in a block whose own class or id names the footer
    (``furniture``) goes whatever its score (a blog's footer of link descriptions
    outweighed its short post), unless the block holds the page's first ``<h1>`` (an
@@ -229,29 +228,29 @@ without its source):
    :data:`RELATED_PROSE` characters of its own text outside links: a menu, a "Skip to
    main content", a credit) while the page holds two ``<p>`` of prose or more as
    children of one block, outside dialogs, forms and landmarks (step 3's), is replaced
-   by that block's text outside them (of several, the parent of the most; never the body's
-   text, its menus with it: under the body, the paragraphs alone), or without two, by
-   the block holding the most text of its own outside links when that is
+   by that block's text outside them (of several, the parent of the most; never the
+   body's text, its menus with it: under the body, the paragraphs alone), or without
+   two, by the block holding the most text of its own outside links when that is
    :data:`PROSE_ALONE` characters or more (one paragraph, a ``<pre>``): a short news
    story whose paragraphs every model scored as boilerplate came back as "Menu Home
    Search", a shop's category page with its description as "Skip to main content
    Offers", a blog post of one paragraph as the blog's list of editors. Held out: the
    news sites +0.27 (a Fox News story 0.00 -> 0.89, two New York magazine posts 0.00 ->
-   0.91 and 0.93, a Forbes page +0.19),
-   WCXB +0.26 (three shops' category pages 0.01 -> 1.00, its collections +2.6; a
-   university page 0.00 -> 0.89; one page -0.01), CleanEval's final set +0.20 (two
-   pages whose text lies in one block, +0.64 and +0.70), the other sets unchanged to
-   the page (11 pages better, 1 worse; the rule was read on these pages). With forms
-   in, a registration form's error messages replaced a video page's 96 characters of
-   nothing the gold keeps. Nor is a block whose text opens as a credit or a copyright
-   line prose (:data:`CREDIT_HEAD`): two of Qt's reference pages of members' lists gave
-   way to their licence and became a near-duplicate pair (``benchmarks/dedup.py``);
-   footer-named blocks are not left out, a shop's description sitting in one named
-   "seofootercopy". The first reading holding a short post (a blog's 383
-   characters, a Slashdot summary) is why it must hold no prose: the block of most
-   paragraphs was then the readers' comments or the blogger's "About me". A short
-   reading of short blocks only (a recipe's ingredients) holds no prose either, and
-   would give way to two paragraphs of a sidebar; no page of the sets did.
+   0.91 and 0.93, a Forbes page +0.19), WCXB +0.26 (three shops' category pages 0.01
+   -> 1.00, its collections +2.6; a university page 0.00 -> 0.89; one page -0.01),
+   CleanEval's final set +0.20 (two pages whose text lies in one block, +0.64 and
+   +0.70), the other sets unchanged to the page (10 pages better, 1 worse; the rule
+   was read on these pages). With forms in, a registration form's error messages
+   replaced a video page's 96 characters of nothing the gold keeps. Nor is a block
+   whose text opens as a credit or a copyright line prose (:data:`CREDIT_HEAD`): two
+   of Qt's reference pages of members' lists gave way to their licence and became a
+   near-duplicate pair (``benchmarks/dedup.py``); footer-named blocks are not left
+   out, a shop's description sitting in one named "seofootercopy". The first reading
+   holding a short post (a blog's 383 characters, a Slashdot summary) is why it must
+   hold no prose: the block of most paragraphs was then the readers' comments or the
+   blogger's "About me". A short reading of short blocks only (a recipe's ingredients)
+   holds no prose either, and would give way to two paragraphs of a sidebar; no page
+   of the sets did.
 8. Listings: a page whose reading keeps under half its text (:data:`LISTING_GATE`) is
    read once more with every block as content, no link-density step, and short linked
    blocks (:data:`MENU_CHARS`) dropped as menu entries: the *items reading* of a news

@@ -436,7 +436,7 @@ def forum_thread(declared: str) -> Page:
     body = (f'<div id="content"><article class="topic"{{item}}><h1>Ferry or flight to the '
             f'islands?</h1><p>{STORY}{SECOND}</p><p>{QUESTION}</p></article><section id="replies">'
             f"{replies}</section></div>")
-    item = page(body.replace("{item}", declared if declared.startswith(" item") else ""),
+    item = page(body.replace("{item}", declared if declared.startswith(" ") else ""),
                 "thread.html")
     if declared.startswith("<script"):
         item = dataclasses.replace(item, html=item.html.replace("</head>", declared + "</head>"))
