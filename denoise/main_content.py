@@ -1545,31 +1545,25 @@ def _prose_paragraphs(blocks: PageBlocks, text: np.ndarray) -> tuple[np.ndarray,
     return paragraphs, sums[spans[:, 1]] - sums[spans[:, 0]] >= RELATED_PROSE
 
 
-def _own_prose(blocks: PageBlocks, chunks: np.ndarray) -> np.ndarray:
-    """Per block: the characters of ``chunks`` outside links whose innermost block it is."""
-    owner = blocks.chunk_block
-    mine = chunks & ~blocks.chunk_in_link & (owner >= 0)
-    return np.bincount(owner[mine], weights=blocks.chunk_chars()[mine], minlength=len(blocks))
-
-
 def _prose_instead(blocks: PageBlocks, keep: np.ndarray, allowed: np.ndarray) -> np.ndarray:
     """Step 7's last reading of a short ``keep`` (module doc): when no block holds
     :data:`RELATED_PROSE` characters of its own kept text outside links
-    (:func:`_own_prose`), the ``allowed`` chunks of the block that is the parent of the
+    (:func:`_kept_own_chars`), the ``allowed`` chunks of the block that is the parent of the
     most ``<p>`` of prose among them (:func:`_prose_paragraphs`), two or more; or else
     of the block holding the most prose of its own, when that is :data:`PROSE_ALONE`
     characters or more; else ``keep`` itself. Not a block whose text opens as a credit
     or a copyright line does (:data:`CREDIT_HEAD`: a documentation page's licence under
     its members' list). Never the body's text, its menus and footer with it: a body
     holding the paragraphs gives them alone (or its own text)."""
-    if (_own_prose(blocks, keep) >= RELATED_PROSE).any():
+    unlinked = ~blocks.chunk_in_link
+    if (_kept_own_chars(blocks, keep & unlinked) >= RELATED_PROSE).any():
         return keep
     paragraphs, long = _prose_paragraphs(blocks, allowed)
     paragraphs = np.array([p for p in paragraphs[long].tolist() if not _legal(blocks, p)],
                           dtype=np.int64)
     parents = blocks.parents[paragraphs]
     counts = np.bincount(parents[parents >= 0])
-    own = _own_prose(blocks, allowed)
+    own = _kept_own_chars(blocks, allowed & unlinked)
     for block in np.flatnonzero(own >= PROSE_ALONE).tolist():
         if _legal(blocks, block):
             own[block] = 0
